@@ -1,0 +1,37 @@
+// The model file: one versioned, checksummed, little-endian binary format written and read by the core.
+//
+// Layout (all integers little-endian):
+//   bytes 0..7    magic "RBLBOOST"
+//   bytes 8..11   u32 format version (kFormatVersion)
+//   bytes 12..15  u32 reserved (0)
+//   bytes 16..23  u64 payload size P
+//   bytes 24..    payload (P bytes, see model_file.cpp)
+//   last 8 bytes  u64 FNV-1a checksum of the payload
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "rebelboost/model.hpp"
+
+namespace rebelboost {
+
+inline constexpr std::uint32_t kFormatVersion = 1;
+
+// Model -> bytes of the file format.
+std::string serialize(const Model& model);
+
+// Bytes -> Model. The input is untrusted: every size and index is checked before use, so truncated,
+// corrupt or hostile input throws ModelFileError (never reads out of bounds, never allocates more than
+// the input can describe).
+Model deserialize(const void* data, std::size_t size);
+
+// Writes atomically: a temporary file in the same directory, flushed, then renamed over `path`.
+// Throws IoError when the OS refuses.
+void save_model(const Model& model, const std::string& path);
+
+// Reads and deserializes; IoError if the file cannot be read, ModelFileError if it is not a valid model.
+Model load_model(const std::string& path);
+
+}  // namespace rebelboost

@@ -1,0 +1,73 @@
+// The trained ensemble: bias a_0 plus T trees with +-1 leaves and one step vector each (DESIGN "Model").
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace rebelboost {
+
+// Which loss trained the model; decides how scores H are turned into classes.
+enum class LossKind : std::uint32_t {
+  kAdaBoost = 1,  // binary, K = 1 score, class 1 iff H > 0
+  kVebBoost = 2,  // binary, K = 1 score, class 1 iff H > 0
+  kRebel = 3,     // K scores, class = argmax_k H_k (minimum-risk class)
+};
+
+const char* loss_name(LossKind loss);
+
+// Upper bound on nodes per tree (a full tree of depth 8 has 511); loaders reject larger trees.
+inline constexpr std::size_t kMaxTreeNodes = 511;
+
+// One node of a tree. A split sends x to `left` when x[feature] <= threshold, NaN to the side nan_left
+// names, everything else to `right`. A leaf has feature == -1 and value +1 or -1.
+struct Node {
+  std::int32_t feature = -1;
+  std::uint8_t nan_left = 0;
+  std::int8_t value = 0;
+  std::uint32_t left = 0;   // index into Tree::nodes, always greater than this node's index
+  std::uint32_t right = 0;  // idem
+  double threshold = 0.0;   // raw feature value (upper edge of the last bin sent left)
+  double gain = 0.0;        // decrease of the (normalised) training loss bought by this split
+};
+
+// A binary tree f(x) in {+1, -1}; the model adds f(x) * step to the K scores.
+struct Tree {
+  std::vector<Node> nodes;  // nodes[0] is the root
+  std::vector<double> step; // K entries
+
+  // Leaf value f(x) for a row whose feature j is at x[j * stride].
+  template <typename T>
+  int output(const T* x, std::ptrdiff_t stride) const {
+    std::uint32_t i = 0;
+    for (;;) {
+      const Node& n = nodes[i];
+      if (n.feature < 0) return n.value;
+      const T v = x[static_cast<std::ptrdiff_t>(n.feature) * stride];
+      const bool go_left = (v != v) ? (n.nan_left != 0) : (static_cast<double>(v) <= n.threshold);
+      i = go_left ? n.left : n.right;
+    }
+  }
+
+  int depth() const;
+};
+
+struct Model {
+  LossKind loss = LossKind::kAdaBoost;
+  std::uint32_t n_features = 0;
+  std::uint32_t n_outputs = 1;  // K: length of bias and of every step vector
+  std::vector<double> bias;     // a_0
+  std::vector<Tree> trees;
+  std::string metadata;         // opaque to the core (the Python layer stores classes, names, params as JSON)
+
+  // Throws ModelFileError unless every index, size and value is consistent (finite steps and thresholds,
+  // child indices increasing and in range, features < n_features, leaves +-1). Loaders call it.
+  void validate() const;
+
+  // Per-feature importance: sum over splits of gain * |step|_1 of the tree, normalised to sum 1
+  // (all zeros when the model has no split).
+  std::vector<double> feature_importances() const;
+};
+
+}  // namespace rebelboost

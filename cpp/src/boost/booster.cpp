@@ -1,0 +1,123 @@
+// The boosting loop: bin, then per iteration grow a tree, take the closed-form step, update the loss.
+#include <cmath>
+#include <memory>
+#include <string>
+
+#include "data/bin_mapper.hpp"
+#include "loss/loss.hpp"
+#include "rebelboost/error.hpp"
+#include "rebelboost/train.hpp"
+#include "tree/grower.hpp"
+#include "util/parallel.hpp"
+
+namespace rebelboost {
+
+namespace {
+
+void check_params(const TrainParams& p) {
+  if (p.n_estimators < 0) throw InvalidArgument("n_estimators must be >= 0, got " + std::to_string(p.n_estimators));
+  if (p.max_depth < 1 || p.max_depth > 8)
+    throw InvalidArgument("max_depth must be in [1, 8], got " + std::to_string(p.max_depth));
+  if (p.n_bins < 3 || p.n_bins > 256) throw InvalidArgument("n_bins must be in [3, 256], got " + std::to_string(p.n_bins));
+  if (!(p.learning_rate > 0.0) || !std::isfinite(p.learning_rate))
+    throw InvalidArgument("learning_rate must be a positive finite number, got " + std::to_string(p.learning_rate));
+  if (!std::isfinite(p.smoothing)) throw InvalidArgument("smoothing must be finite");
+  if (p.bin_subsample == 0) throw InvalidArgument("bin_subsample must be positive");
+}
+
+void check_data(std::size_t n_rows, std::size_t n_cols, const std::int32_t* y, const double* sample_weight,
+                std::size_t n_classes) {
+  if (n_rows == 0) throw InvalidArgument("X has 0 samples; at least 1 is required");
+  if (n_cols == 0) throw InvalidArgument("X has 0 features; at least 1 is required");
+  if (n_cols > static_cast<std::size_t>(INT32_MAX)) throw InvalidArgument("X has too many features");
+  if (n_rows > static_cast<std::size_t>(UINT32_MAX)) throw InvalidArgument("X has too many samples (max 2^32 - 1)");
+  for (std::size_t i = 0; i < n_rows; ++i)
+    if (y[i] < 0 || static_cast<std::size_t>(y[i]) >= n_classes)
+      throw InvalidArgument("label index " + std::to_string(y[i]) + " at row " + std::to_string(i) +
+                            " is outside [0, " + std::to_string(n_classes) + ")");
+  if (sample_weight) {
+    double total = 0.0;
+    for (std::size_t i = 0; i < n_rows; ++i) {
+      const double v = sample_weight[i];
+      if (!std::isfinite(v)) throw InvalidArgument("sample_weight contains a non-finite value at row " + std::to_string(i));
+      if (v < 0.0) throw InvalidArgument("sample_weight contains a negative value at row " + std::to_string(i));
+      total += v;
+    }
+    if (!(total > 0.0)) throw InvalidArgument("sample_weight sums to zero; at least one weight must be positive");
+  }
+}
+
+}  // namespace
+
+template <typename T>
+TrainResult train(MatrixView<T> X, const std::int32_t* y, const double* sample_weight, std::size_t n_classes,
+                  const TrainParams& params, const IterationCallback& callback) {
+  check_params(params);
+  check_data(X.n_rows, X.n_cols, y, sample_weight, n_classes);
+  const int n_threads = util::resolve_threads(params.n_threads);
+  const std::size_t n = X.n_rows;
+
+  std::unique_ptr<loss::Loss> loss;
+  const double smoothing = params.smoothing < 0 ? 1.0 / static_cast<double>(n) : params.smoothing;
+  switch (params.loss) {
+    case LossKind::kAdaBoost:
+      if (n_classes != 2)
+        throw InvalidArgument("AdaBoost is a binary loss and needs exactly 2 classes, got " + std::to_string(n_classes) +
+                              "; use the REBEL loss for multi-class problems");
+      loss = loss::make_adaboost(y, sample_weight, n, smoothing, n_threads);
+      break;
+    default:
+      throw InvalidArgument(std::string("training with the ") + loss_name(params.loss) +
+                            " loss is not available in this build");
+  }
+
+  data::BinMapper bins(params.n_bins, params.bin_subsample, params.bin_seed);
+  bins.fit(X, n_threads);
+  const data::BinnedMatrix binned = bins.transform(X, n_threads);
+
+  TrainResult result;
+  Model& model = result.model;
+  model.loss = params.loss;
+  model.n_features = static_cast<std::uint32_t>(X.n_cols);
+  model.n_outputs = static_cast<std::uint32_t>(loss->n_outputs());
+  model.bias = loss->init_bias();
+  result.stop_reason = "n_estimators";
+
+  tree::TreeGrower grower(binned, bins, n_threads);
+  for (int t = 0; t < params.n_estimators; ++t) {
+    tree::GrowResult grown = grower.grow(*loss, params.max_depth);
+    const std::int8_t* f = grown.outputs.data();
+    if (!loss->has_edge(f)) {
+      result.stop_reason = "no_edge";
+      break;
+    }
+    IterationInfo info;
+    info.iteration = t;
+    info.weighted_error = loss->weighted_error(f);
+    info.tree_depth = grown.tree.depth();
+    info.bin_accumulations = grown.bin_accumulations;
+    std::vector<double> a = loss->step(f);
+    for (double& v : a) v *= params.learning_rate;
+    loss->update(f, a);
+    info.train_loss = loss->value();
+    grown.tree.step = a;
+    model.trees.push_back(std::move(grown.tree));
+    result.history.push_back(info);
+    if (callback && !callback(info)) {
+      result.stop_reason = "callback";
+      break;
+    }
+    if (info.weighted_error == 0.0) {
+      result.stop_reason = "perfect_fit";
+      break;
+    }
+  }
+  return result;
+}
+
+template TrainResult train<float>(MatrixView<float>, const std::int32_t*, const double*, std::size_t,
+                                  const TrainParams&, const IterationCallback&);
+template TrainResult train<double>(MatrixView<double>, const std::int32_t*, const double*, std::size_t,
+                                   const TrainParams&, const IterationCallback&);
+
+}  // namespace rebelboost

@@ -1,0 +1,157 @@
+// Quantile bin edges and the transform from raw values to uint8 codes.
+#include "data/bin_mapper.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "rebelboost/error.hpp"
+#include "util/parallel.hpp"
+
+namespace rebelboost::data {
+
+namespace {
+
+// A split point strictly between a < b that keeps a on the left: the midpoint, unless rounding pushed it
+// onto b (adjacent doubles), in which case a itself.
+double midpoint(double a, double b) {
+  const double m = a + (b - a) * 0.5;
+  return (m < b && m >= a) ? m : a;
+}
+
+[[noreturn]] void throw_inf(std::size_t row, std::size_t col) {
+  throw InvalidArgument("X contains an infinite value (row " + std::to_string(row) + ", column " +
+                        std::to_string(col) + "); use NaN for missing values");
+}
+
+}  // namespace
+
+std::vector<double> find_bin_edges(std::vector<double>& values, int max_value_bins) {
+  std::vector<double> edges;
+  if (values.empty()) return edges;
+  std::sort(values.begin(), values.end());
+  // Distinct values, counted without allocating when there are many.
+  std::size_t n_distinct = 1;
+  for (std::size_t i = 1; i < values.size(); ++i) n_distinct += values[i] != values[i - 1];
+  if (n_distinct <= static_cast<std::size_t>(max_value_bins)) {
+    edges.reserve(n_distinct - 1);
+    for (std::size_t i = 1; i < values.size(); ++i)
+      if (values[i] != values[i - 1]) edges.push_back(midpoint(values[i - 1], values[i]));
+    return edges;
+  }
+  // Quantiles: the k-th edge closes the bin holding the first k/B of the sorted values; an edge sits
+  // between a value and the next larger distinct value, so heavy ties collapse into one bin.
+  const std::size_t n = values.size();
+  edges.reserve(static_cast<std::size_t>(max_value_bins) - 1);
+  for (int k = 1; k < max_value_bins; ++k) {
+    const std::size_t idx = static_cast<std::size_t>((static_cast<double>(k) * static_cast<double>(n)) /
+                                                     static_cast<double>(max_value_bins));
+    const double v = values[std::min(idx, n - 1)];
+    const auto next = std::upper_bound(values.begin(), values.end(), v);
+    if (next == values.end()) break;  // v is the maximum: the last bin is open above
+    const double e = midpoint(v, *next);
+    if (edges.empty() || e > edges.back()) edges.push_back(e);
+  }
+  return edges;
+}
+
+std::vector<std::size_t> subsample_rows(std::size_t n_rows, std::size_t subsample, std::int64_t seed) {
+  std::vector<std::size_t> rows;
+  const std::size_t n_used = std::min(n_rows, subsample);
+  rows.reserve(n_used);
+  if (n_used == n_rows || seed < 0) {
+    for (std::size_t i = 0; i < n_used; ++i) rows.push_back(n_used == n_rows ? i : (i * n_rows) / n_used);
+    return rows;
+  }
+  std::uint64_t state = static_cast<std::uint64_t>(seed);
+  auto next_unit = [&state]() {  // splitmix64 -> uniform double in [0, 1)
+    state += 0x9E3779B97F4A7C15ull;
+    std::uint64_t z = state;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    return static_cast<double>(z >> 11) * (1.0 / 9007199254740992.0);
+  };
+  for (std::size_t row = 0; row < n_rows && rows.size() < n_used; ++row) {
+    const double needed = static_cast<double>(n_used - rows.size());
+    const double left = static_cast<double>(n_rows - row);
+    if (next_unit() * left < needed) rows.push_back(row);
+  }
+  return rows;
+}
+
+BinMapper::BinMapper(int n_bins, std::size_t subsample, std::int64_t seed)
+    : n_bins_(n_bins), subsample_(subsample), seed_(seed) {
+  if (n_bins < 3 || n_bins > 256)
+    throw InvalidArgument("n_bins must be in [3, 256], got " + std::to_string(n_bins));
+  if (subsample_ == 0) throw InvalidArgument("bin_subsample must be positive");
+}
+
+template <typename T>
+void BinMapper::fit(MatrixView<T> X, int n_threads) {
+  const std::vector<std::size_t> rows = subsample_rows(X.n_rows, subsample_, seed_);
+  edges_.assign(X.n_cols, {});
+  util::parallel_for(static_cast<std::ptrdiff_t>(X.n_cols), n_threads, [&](std::ptrdiff_t c) {
+    const std::size_t col = static_cast<std::size_t>(c);
+    std::vector<double> values;
+    values.reserve(rows.size());
+    for (const std::size_t row : rows) {
+      const double v = static_cast<double>(X(row, col));
+      if (std::isnan(v)) continue;
+      if (std::isinf(v)) throw_inf(row, col);
+      values.push_back(v);
+    }
+    edges_[col] = find_bin_edges(values, n_bins_ - 1);
+  }, /*dynamic=*/true);
+}
+
+template <typename T>
+BinnedMatrix BinMapper::transform(MatrixView<T> X, int n_threads) const {
+  if (X.n_cols != edges_.size())
+    throw InvalidArgument("X has " + std::to_string(X.n_cols) + " features, but the bin mapper was fitted with " +
+                          std::to_string(edges_.size()));
+  BinnedMatrix out;
+  out.n_samples = X.n_rows;
+  out.n_features = X.n_cols;
+  out.codes.resize(X.n_rows * X.n_cols);
+  const std::uint8_t missing = missing_bin();
+  util::parallel_for(static_cast<std::ptrdiff_t>(X.n_cols), n_threads, [&](std::ptrdiff_t c) {
+    const std::size_t col = static_cast<std::size_t>(c);
+    const std::vector<double>& e = edges_[col];
+    const double* eb = e.data();
+    const std::size_t ne = e.size();
+    std::uint8_t* dst = out.column(col);
+    for (std::size_t row = 0; row < X.n_rows; ++row) {
+      const double v = static_cast<double>(X(row, col));
+      if (std::isnan(v)) {
+        dst[row] = missing;
+        continue;
+      }
+      if (std::isinf(v)) throw_inf(row, col);
+      // First edge >= v: branch-light binary search over at most 255 edges.
+      std::size_t lo = 0, len = ne;
+      while (len > 0) {
+        const std::size_t half = len / 2;
+        const bool right = eb[lo + half] < v;
+        lo = right ? lo + half + 1 : lo;
+        len = right ? len - half - 1 : half;
+      }
+      dst[row] = static_cast<std::uint8_t>(lo);
+    }
+  });
+  return out;
+}
+
+double BinMapper::threshold(std::size_t feature, int bin) const {
+  const std::vector<double>& e = edges_[feature];
+  if (bin >= 0 && static_cast<std::size_t>(bin) < e.size()) return e[static_cast<std::size_t>(bin)];
+  return std::numeric_limits<double>::infinity();
+}
+
+template void BinMapper::fit<float>(MatrixView<float>, int);
+template void BinMapper::fit<double>(MatrixView<double>, int);
+template BinnedMatrix BinMapper::transform<float>(MatrixView<float>, int) const;
+template BinnedMatrix BinMapper::transform<double>(MatrixView<double>, int) const;
+
+}  // namespace rebelboost::data

@@ -1,0 +1,238 @@
+// The model file (layout in rebelboost/io.hpp). Payload, all little-endian:
+//   u32 loss, u32 n_features, u32 n_outputs (K), u32 reserved
+//   f64[K] bias
+//   u64 metadata length M, M bytes of metadata
+//   u64 number of trees T, then T times:
+//     u32 number of nodes, f64[K] step, then per node 32 bytes:
+//       i32 feature, u8 nan_left, i8 value, u16 zero, u32 left, u32 right, f64 threshold, f64 gain
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <string>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "rebelboost/error.hpp"
+#include "rebelboost/io.hpp"
+
+namespace rebelboost {
+
+namespace {
+
+constexpr char kMagic[8] = {'R', 'B', 'L', 'B', 'O', 'O', 'S', 'T'};
+constexpr std::size_t kHeaderSize = 24;
+constexpr std::size_t kNodeSize = 32;
+constexpr std::uint32_t kMaxOutputs = 1u << 16;
+
+std::uint64_t fnv1a(const unsigned char* data, std::size_t n) {
+  std::uint64_t h = 14695981039346656037ull;
+  for (std::size_t i = 0; i < n; ++i) {
+    h ^= data[i];
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+class Writer {
+ public:
+  template <typename U>
+  void put(U v) {  // little-endian, whatever the host order
+    unsigned char b[sizeof(U)];
+    std::uint64_t bits = 0;
+    std::memcpy(&bits, &v, sizeof(U));
+    for (std::size_t i = 0; i < sizeof(U); ++i) b[i] = static_cast<unsigned char>(bits >> (8 * i));
+    out_.append(reinterpret_cast<const char*>(b), sizeof(U));
+  }
+  void bytes(const std::string& s) { out_.append(s); }
+  std::string& str() { return out_; }
+
+ private:
+  std::string out_;
+};
+
+class Reader {
+ public:
+  Reader(const unsigned char* data, std::size_t size) : data_(data), size_(size) {}
+
+  template <typename U>
+  U get(const char* what) {
+    need(sizeof(U), what);
+    std::uint64_t bits = 0;
+    for (std::size_t i = 0; i < sizeof(U); ++i) bits |= static_cast<std::uint64_t>(data_[pos_ + i]) << (8 * i);
+    pos_ += sizeof(U);
+    U v;
+    std::memcpy(&v, &bits, sizeof(U));
+    return v;
+  }
+  std::string bytes(std::size_t n, const char* what) {
+    need(n, what);
+    std::string s(reinterpret_cast<const char*>(data_ + pos_), n);
+    pos_ += n;
+    return s;
+  }
+  // Throws unless `count` records of `record_size` bytes can still follow: bounds every allocation.
+  void need_records(std::uint64_t count, std::size_t record_size, const char* what) const {
+    if (record_size != 0 && count > remaining() / record_size)
+      throw ModelFileError(std::string("corrupt model file: ") + what + " count " + std::to_string(count) +
+                           " exceeds the file size");
+  }
+  std::size_t remaining() const { return size_ - pos_; }
+
+ private:
+  void need(std::size_t n, const char* what) const {
+    if (n > remaining()) throw ModelFileError(std::string("truncated model file: ends inside ") + what);
+  }
+  const unsigned char* data_;
+  std::size_t size_;
+  std::size_t pos_ = 0;
+};
+
+}  // namespace
+
+std::string serialize(const Model& model) {
+  model.validate();
+  Writer p;
+  p.put<std::uint32_t>(static_cast<std::uint32_t>(model.loss));
+  p.put<std::uint32_t>(model.n_features);
+  p.put<std::uint32_t>(model.n_outputs);
+  p.put<std::uint32_t>(0);
+  for (double v : model.bias) p.put<double>(v);
+  p.put<std::uint64_t>(model.metadata.size());
+  p.bytes(model.metadata);
+  p.put<std::uint64_t>(model.trees.size());
+  for (const Tree& tree : model.trees) {
+    p.put<std::uint32_t>(static_cast<std::uint32_t>(tree.nodes.size()));
+    for (double v : tree.step) p.put<double>(v);
+    for (const Node& n : tree.nodes) {
+      p.put<std::int32_t>(n.feature);
+      p.put<std::uint8_t>(n.nan_left);
+      p.put<std::int8_t>(n.value);
+      p.put<std::uint16_t>(0);
+      p.put<std::uint32_t>(n.left);
+      p.put<std::uint32_t>(n.right);
+      p.put<double>(n.threshold);
+      p.put<double>(n.gain);
+    }
+  }
+  const std::string& payload = p.str();
+  Writer file;
+  file.bytes(std::string(kMagic, sizeof(kMagic)));
+  file.put<std::uint32_t>(kFormatVersion);
+  file.put<std::uint32_t>(0);
+  file.put<std::uint64_t>(payload.size());
+  file.bytes(payload);
+  file.put<std::uint64_t>(fnv1a(reinterpret_cast<const unsigned char*>(payload.data()), payload.size()));
+  return std::move(file.str());
+}
+
+Model deserialize(const void* data, std::size_t size) {
+  const auto* bytes = static_cast<const unsigned char*>(data);
+  if (size < sizeof(kMagic) || std::memcmp(bytes, kMagic, sizeof(kMagic)) != 0)
+    throw ModelFileError("not a rebelboost model file (bad magic bytes)");
+  if (size < kHeaderSize + 8) throw ModelFileError("truncated model file: header incomplete");
+  Reader header(bytes + sizeof(kMagic), kHeaderSize - sizeof(kMagic));
+  const auto version = header.get<std::uint32_t>("header");
+  if (version != kFormatVersion)
+    throw ModelFileError("unsupported model file format version " + std::to_string(version) + " (this build reads version " +
+                         std::to_string(kFormatVersion) + ")");
+  header.get<std::uint32_t>("header");
+  const auto payload_size = header.get<std::uint64_t>("header");
+  if (payload_size != size - kHeaderSize - 8) {
+    if (payload_size > size - kHeaderSize - 8)
+      throw ModelFileError("truncated model file: header announces " + std::to_string(payload_size) +
+                           " payload bytes, file holds " + std::to_string(size - kHeaderSize - 8));
+    throw ModelFileError("corrupt model file: " + std::to_string(size - kHeaderSize - 8 - payload_size) +
+                         " unexpected trailing bytes");
+  }
+  const unsigned char* payload = bytes + kHeaderSize;
+  Reader trailer(payload + payload_size, 8);
+  if (trailer.get<std::uint64_t>("checksum") != fnv1a(payload, payload_size))
+    throw ModelFileError("corrupt model file: checksum mismatch");
+
+  Reader r(payload, payload_size);
+  Model m;
+  const auto loss = r.get<std::uint32_t>("header fields");
+  m.loss = static_cast<LossKind>(loss);
+  m.n_features = r.get<std::uint32_t>("header fields");
+  m.n_outputs = r.get<std::uint32_t>("header fields");
+  r.get<std::uint32_t>("header fields");
+  if (m.n_outputs == 0 || m.n_outputs > kMaxOutputs)
+    throw ModelFileError("corrupt model file: " + std::to_string(m.n_outputs) + " outputs");
+  r.need_records(m.n_outputs, 8, "bias");
+  m.bias.resize(m.n_outputs);
+  for (double& v : m.bias) v = r.get<double>("bias");
+  const auto meta_len = r.get<std::uint64_t>("metadata length");
+  r.need_records(meta_len, 1, "metadata byte");
+  m.metadata = r.bytes(static_cast<std::size_t>(meta_len), "metadata");
+  const auto n_trees = r.get<std::uint64_t>("tree count");
+  const std::size_t min_tree = 4 + 8 * static_cast<std::size_t>(m.n_outputs) + kNodeSize;
+  r.need_records(n_trees, min_tree, "tree");
+  m.trees.resize(static_cast<std::size_t>(n_trees));
+  for (Tree& tree : m.trees) {
+    const auto n_nodes = r.get<std::uint32_t>("tree");
+    if (n_nodes == 0 || n_nodes > kMaxTreeNodes)
+      throw ModelFileError("corrupt model file: a tree with " + std::to_string(n_nodes) + " nodes");
+    r.need_records(m.n_outputs, 8, "step");
+    tree.step.resize(m.n_outputs);
+    for (double& v : tree.step) v = r.get<double>("step");
+    r.need_records(n_nodes, kNodeSize, "node");
+    tree.nodes.resize(n_nodes);
+    for (Node& n : tree.nodes) {
+      n.feature = r.get<std::int32_t>("node");
+      n.nan_left = r.get<std::uint8_t>("node");
+      n.value = r.get<std::int8_t>("node");
+      if (r.get<std::uint16_t>("node") != 0) throw ModelFileError("corrupt model file: non-zero padding in a node");
+      n.left = r.get<std::uint32_t>("node");
+      n.right = r.get<std::uint32_t>("node");
+      n.threshold = r.get<double>("node");
+      n.gain = r.get<double>("node");
+    }
+  }
+  if (r.remaining() != 0) throw ModelFileError("corrupt model file: unexpected bytes after the last tree");
+  m.validate();
+  return m;
+}
+
+void save_model(const Model& model, const std::string& path) {
+  const std::string bytes = serialize(model);
+  std::string tmpl = path + ".tmp-XXXXXX";
+  const int fd = ::mkstemp(tmpl.data());
+  if (fd < 0) throw IoError("cannot create a temporary file next to '" + path + "': " + std::strerror(errno));
+  std::size_t written = 0;
+  while (written < bytes.size()) {
+    const ssize_t n = ::write(fd, bytes.data() + written, bytes.size() - written);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      const int err = errno;
+      ::close(fd);
+      ::unlink(tmpl.c_str());
+      throw IoError("cannot write '" + tmpl + "': " + std::strerror(err));
+    }
+    written += static_cast<std::size_t>(n);
+  }
+  if (::fsync(fd) != 0 || ::close(fd) != 0) {
+    const int err = errno;
+    ::unlink(tmpl.c_str());
+    throw IoError("cannot flush '" + tmpl + "': " + std::strerror(err));
+  }
+  ::chmod(tmpl.c_str(), 0644);
+  if (std::rename(tmpl.c_str(), path.c_str()) != 0) {
+    const int err = errno;
+    ::unlink(tmpl.c_str());
+    throw IoError("cannot rename the temporary file to '" + path + "': " + std::strerror(err));
+  }
+}
+
+Model load_model(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw IoError("cannot open model file '" + path + "': " + std::strerror(errno));
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) throw IoError("cannot read model file '" + path + "'");
+  return deserialize(bytes.data(), bytes.size());
+}
+
+}  // namespace rebelboost

@@ -1,0 +1,57 @@
+// Greedy layer-wise growth of a depth-D tree with +-1 leaves (thesis §4.4, DESIGN "Trees").
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "data/bin_mapper.hpp"
+#include "data/binned_matrix.hpp"
+#include "rebelboost/model.hpp"
+
+namespace rebelboost::tree {
+
+// What the grower asks of a loss: per-sample split values for one layer.
+class SplitObjective {
+ public:
+  virtual ~SplitObjective() = default;
+  // Writes q[n] = fixed-point g_n = l_n(-1) - l_n(+1) for layer `layer` (0 = the root split, where the
+  // step is free; deeper layers hold the step of the current tree `f` (f[n] in {+1,-1}) fixed).
+  virtual void split_values(int layer, const std::int8_t* f, std::int64_t* q) = 0;
+};
+
+struct GrowResult {
+  Tree tree;                         // nodes only; the caller sets the step
+  std::vector<std::int8_t> outputs;  // f(x_n) on the training samples
+  std::int64_t bin_accumulations = 0;
+};
+
+// Grows trees on one binned matrix; reuses its buffers across calls. Not thread-safe itself (it runs
+// OpenMP over features inside), and its result does not depend on n_threads.
+class TreeGrower {
+ public:
+  TreeGrower(const data::BinnedMatrix& X, const data::BinMapper& bins, int n_threads);
+
+  // Layer 0 picks the best root split; each further layer splits every leaf (depth < max_depth)
+  // whose best split strictly improves the loss at the current step, and re-chooses unsplit leaves'
+  // values. Stops early when a layer splits nothing.
+  GrowResult grow(SplitObjective& objective, int max_depth);
+
+ private:
+  struct Leaf {
+    std::uint32_t node;
+    std::size_t begin;
+    std::size_t end;
+    int depth;
+  };
+
+  const data::BinnedMatrix& X_;
+  const data::BinMapper& bins_;
+  int n_threads_;
+  std::vector<std::uint32_t> order_;    // sample indices grouped by leaf
+  std::vector<std::uint32_t> scratch_;  // partition buffer
+  std::vector<std::int64_t> q_;         // split values by sample index
+  std::vector<std::int64_t> q_ordered_; // q_ in order_ order
+};
+
+}  // namespace rebelboost::tree

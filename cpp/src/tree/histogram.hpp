@@ -1,0 +1,27 @@
+// Histogram accumulation: the hot loop of training (DESIGN "The histogram kernel").
+//
+// Values are int64 fixed-point numbers (a weight normalised to total 1 is scaled by 2^52): integer sums
+// are exact and order-independent, so any thread count and any subset order give the same histogram.
+// One histogram is kHistBins int64 slots indexed by bin code.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace rebelboost::tree {
+
+inline constexpr int kHistBins = 256;
+
+// Fixed-point scale: values are round(v * 2^52) for v normalised so that sum |v| <= 1.
+inline constexpr double kFixedPointScale = 4503599627370496.0;  // 2^52
+
+// hist[codes[i]] += values[i] for i in [0, n). hist must be zeroed by the caller (or hold a partial sum).
+// Uses 4 interleaved copies so consecutive equal codes do not serialise on one store.
+void accumulate(const std::uint8_t* codes, const std::int64_t* values, std::size_t n, std::int64_t* hist);
+
+// hist[column[rows[i]]] += values[i] for i in [0, n): the same for a node whose samples are listed in
+// `rows` (ascending for locality), with `values` already in that order.
+void accumulate_gather(const std::uint8_t* column, const std::uint32_t* rows, const std::int64_t* values,
+                       std::size_t n, std::int64_t* hist);
+
+}  // namespace rebelboost::tree

@@ -1,0 +1,39 @@
+// Split search on one node histogram: the best "codes <= bin go left" threshold and NaN direction.
+//
+// Every loss hands the grower one signed fixed-point value per sample, g_n = l_n(-1) - l_n(+1): the
+// loss decrease bought by predicting +1 instead of -1 (DESIGN "Trees"; for AdaBoost g_n = y_n w_n).
+// With leaf values chosen freely, a node with value sum D costs const - |D| / 2, so a split into sums
+// L and R is worth |L| + |R| and is taken only if |L| + |R| > |D| (a strict improvement).
+#pragma once
+
+#include <cstdint>
+#include <limits>
+
+namespace rebelboost::tree {
+
+struct SplitInfo {
+  std::int64_t score = std::numeric_limits<std::int64_t>::min();  // |L| + |R|
+  std::int32_t feature = -1;
+  std::int32_t bin = -1;      // value bins 0..bin go left
+  bool nan_left = false;
+  std::int64_t left_sum = 0;
+  std::int64_t right_sum = 0;
+
+  bool found() const { return feature >= 0; }
+};
+
+// Strict order used to pick the winner: higher score, then lower feature, lower bin, NaN right first.
+inline bool better(const SplitInfo& a, const SplitInfo& b) {
+  if (a.score != b.score) return a.score > b.score;
+  if (a.feature != b.feature) return a.feature < b.feature;
+  if (a.bin != b.bin) return a.bin < b.bin;
+  return !a.nan_left && b.nan_left;
+}
+
+// Best split of `feature` from its node histogram (value bins 0..n_value_bins-1, NaN in missing_bin).
+// Returns a SplitInfo with found() == false unless some split has score > |node sum| (strictly).
+SplitInfo best_split(const std::int64_t* hist, int n_value_bins, int missing_bin, std::int32_t feature);
+
+inline std::int64_t abs64(std::int64_t v) { return v < 0 ? -v : v; }
+
+}  // namespace rebelboost::tree

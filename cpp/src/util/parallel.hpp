@@ -1,0 +1,58 @@
+// The one parallel loop of the library: static OpenMP scheduling with an explicit thread count.
+#pragma once
+
+#include <omp.h>
+
+#include <cstddef>
+#include <exception>
+#include <mutex>
+
+namespace rebelboost::util {
+
+// <= 0 means every core OpenMP reports.
+inline int resolve_threads(int n_threads) {
+  if (n_threads > 0) return n_threads;
+  const int n = omp_get_num_procs();
+  return n > 0 ? n : 1;
+}
+
+// Calls fn(i) for i in [0, n). Each i runs exactly once; callers must not depend on which thread runs
+// which i (results are written to slots owned by i and reduced afterwards in index order).
+// An exception thrown by fn never escapes an OpenMP region: the one from the smallest i is rethrown
+// after the loop, so the error does not depend on the thread count either.
+template <typename Fn>
+void parallel_for(std::ptrdiff_t n, int n_threads, Fn&& fn, bool dynamic = false) {
+  const int threads = resolve_threads(n_threads);
+  if (threads == 1 || n <= 1) {
+    for (std::ptrdiff_t i = 0; i < n; ++i) fn(i);
+    return;
+  }
+  std::exception_ptr error;
+  std::ptrdiff_t error_index = n;
+  std::mutex error_mutex;
+  auto guarded = [&](std::ptrdiff_t i) {
+    try {
+      fn(i);
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(error_mutex);
+      if (i < error_index) {
+        error_index = i;
+        error = std::current_exception();
+      }
+    }
+  };
+  if (dynamic) {
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
+    for (std::ptrdiff_t i = 0; i < n; ++i) guarded(i);
+  } else {
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (std::ptrdiff_t i = 0; i < n; ++i) guarded(i);
+  }
+  if (error) std::rethrow_exception(error);
+}
+
+// Sum of values[0..n) in a fixed order that does not depend on the thread count: partial sums over fixed
+// blocks of kBlock elements, then the block sums added in block order.
+double deterministic_sum(const double* values, std::size_t n, int n_threads);
+
+}  // namespace rebelboost::util

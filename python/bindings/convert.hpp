@@ -1,0 +1,39 @@
+// numpy <-> core views shared by the binding files.
+#pragma once
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+
+#include <string>
+
+#include "rebelboost/error.hpp"
+#include "rebelboost/matrix_view.hpp"
+
+namespace rebelboost::bindings {
+
+namespace py = pybind11;
+
+// A strided view of a 2-D float32/float64 numpy array (no copy). The array must outlive the view.
+template <typename T>
+MatrixView<T> view_2d(const py::array& a) {
+  if (a.ndim() != 2) throw InvalidArgument("X must be 2-D, got " + std::to_string(a.ndim()) + " dimensions");
+  const auto item = static_cast<py::ssize_t>(sizeof(T));
+  if (a.strides(0) % item != 0 || a.strides(1) % item != 0) throw InvalidArgument("X has unaligned strides");
+  MatrixView<T> v;
+  v.data = static_cast<const T*>(a.data());
+  v.n_rows = static_cast<std::size_t>(a.shape(0));
+  v.n_cols = static_cast<std::size_t>(a.shape(1));
+  v.row_stride = a.strides(0) / item;
+  v.col_stride = a.strides(1) / item;
+  return v;
+}
+
+// Calls fn(view) with the view typed after X's dtype (float32 or float64).
+template <typename Fn>
+auto with_view(const py::array& X, Fn&& fn) {
+  if (X.dtype().is(py::dtype::of<float>())) return fn(view_2d<float>(X));
+  if (X.dtype().is(py::dtype::of<double>())) return fn(view_2d<double>(X));
+  throw InvalidArgument("X must have dtype float32 or float64, got " + std::string(py::str(X.dtype())));
+}
+
+}  // namespace rebelboost::bindings

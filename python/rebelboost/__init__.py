@@ -1,0 +1,23 @@
+"""rebelboost: boosted shallow trees (discrete AdaBoost, VEB-Boost, REBEL) on a C++17 engine.
+
+Estimators follow scikit-learn conventions; models are saved in one binary format that the C++ library
+(``find_package(rebelboost)``) loads too.
+"""
+
+from pathlib import Path
+
+from rebelboost._core import __version__
+from rebelboost.adaboost import AdaBoostClassifier
+from rebelboost.serialization import ModelFileError, load, to_json
+
+__all__ = ["AdaBoostClassifier", "ModelFileError", "load", "to_json", "get_cmake_dir", "get_include", "__version__"]
+
+
+def get_cmake_dir():
+    """Folder holding rebelboost-config.cmake: pass it as ``-Drebelboost_DIR=...`` to CMake."""
+    return str(Path(__file__).resolve().parent / "lib" / "cmake" / "rebelboost")
+
+
+def get_include():
+    """Folder holding the C++ headers (``rebelboost/rebelboost.hpp``)."""
+    return str(Path(__file__).resolve().parent / "include")

@@ -1,0 +1,207 @@
+"""Shared machinery of the rebelboost estimators: fit through the core, predict, staged output, pickling."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.validation import check_is_fitted
+
+from rebelboost import _core
+from rebelboost._validation import check_fit_data, check_predict_data, resolve_n_jobs
+
+__all__ = ["BaseBoostingClassifier"]
+
+
+class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
+    """Common base: subclasses set ``_loss`` and may override ``_check_classes``."""
+
+    _loss = "adaboost"
+
+    # ---- parameters ------------------------------------------------------------------------------
+    def _check_params(self):
+        def integer(name, low, high=None):
+            value = getattr(self, name)
+            if not isinstance(value, numbers.Integral) or isinstance(value, bool):
+                raise ValueError(f"{name} must be an integer, got {value!r}")
+            if value < low or (high is not None and value > high):
+                bounds = f"[{low}, {high}]" if high is not None else f">= {low}"
+                raise ValueError(f"{name} must be in {bounds}, got {value}")
+            return int(value)
+
+        n_estimators = integer("n_estimators", 1)
+        max_depth = integer("max_depth", 1, 8)
+        n_bins = integer("n_bins", 3, 256)
+        lr = self.learning_rate
+        if not isinstance(lr, numbers.Real) or isinstance(lr, bool) or not np.isfinite(lr) or lr <= 0:
+            raise ValueError(f"learning_rate must be a positive finite number, got {lr!r}")
+        if self.verbose is not None and (not isinstance(self.verbose, numbers.Integral) or self.verbose < 0):
+            raise ValueError(f"verbose must be a non-negative integer, got {self.verbose!r}")
+        return dict(
+            n_estimators=n_estimators,
+            max_depth=max_depth,
+            n_bins=n_bins,
+            learning_rate=float(lr),
+            n_threads=resolve_n_jobs(self.n_jobs),
+        )
+
+    def _bin_seed(self):
+        """random_state picks the rows used to find bin edges when n_samples > 200 000."""
+        rs = self.random_state
+        if rs is None:
+            return -1
+        if isinstance(rs, numbers.Integral) and not isinstance(rs, bool):
+            if rs < 0:
+                raise ValueError(f"random_state must be None, a non-negative int or a RandomState, got {rs}")
+            return int(rs)
+        if isinstance(rs, np.random.RandomState):
+            return int(rs.randint(0, 2**31 - 1))
+        raise ValueError(f"random_state must be None, a non-negative int or a RandomState, got {rs!r}")
+
+    # ---- fit -------------------------------------------------------------------------------------
+    def _check_classes(self, classes, y_encoded, sample_weight, y):
+        """Hook: binary estimators reject anything but 2 classes."""
+
+    def _fit(self, X, y, sample_weight, extra=None):
+        params = self._check_params()
+        X, y_encoded, classes, sample_weight = check_fit_data(self, X, y, sample_weight)
+        self._check_classes(classes, y_encoded, sample_weight, y)
+        callback = self._progress_callback() if self.verbose else None
+        model, history, stop_reason = _core.train(
+            X,
+            y_encoded,
+            sample_weight,
+            len(classes),
+            self._loss,
+            params["n_estimators"],
+            params["max_depth"],
+            params["n_bins"],
+            params["learning_rate"],
+            params["n_threads"],
+            bin_seed=self._bin_seed(),
+            callback=callback,
+            **(extra or {}),
+        )
+        self.classes_ = classes
+        self._model = model
+        self.fit_info_ = {
+            "stop_reason": stop_reason,
+            "n_iterations": len(history),
+            "train_loss": np.array([h["train_loss"] for h in history]),
+            "weighted_error": np.array([h["weighted_error"] for h in history]),
+            "bin_accumulations": np.array([h["bin_accumulations"] for h in history], dtype=np.int64),
+        }
+        return self
+
+    def _progress_callback(self):
+        every = max(1, int(self.verbose) if self.verbose > 1 else 10)
+        name = type(self).__name__
+
+        def report(info):
+            it = info["iteration"] + 1
+            if it == 1 or it % every == 0:
+                print(f"[{name}] iteration {it}: train loss {info['train_loss']:.6g}", flush=True)
+            return True
+
+        return report
+
+    # ---- predict ---------------------------------------------------------------------------------
+    def _threads(self):
+        return resolve_n_jobs(self.n_jobs)
+
+    def decision_function(self, X):
+        """Scores H(x) = a_0 + sum_t f_t(x) a_t: shape (n_samples,) for binary models."""
+        check_is_fitted(self)
+        X = check_predict_data(self, X)
+        return self._model.decision_function(X, self._threads())
+
+    def predict(self, X):
+        """Predicted class labels (from ``classes_``)."""
+        return self._scores_to_labels(self.decision_function(X))
+
+    def staged_decision_function(self, X):
+        """Yield the scores after each of the n_estimators_ stages (1, 2, ..., T trees)."""
+        check_is_fitted(self)
+        X = check_predict_data(self, X)
+        outputs = self._model.tree_outputs(X, self._threads())
+        trees = self._model.trees()
+        scores = np.broadcast_to(self._model.bias, (X.shape[0], self._model.n_outputs)).astype(np.float64)
+        for t, tree in enumerate(trees):
+            scores += outputs[:, t, None].astype(np.float64) * tree["step"][None, :]
+            yield scores[:, 0].copy() if self._model.n_outputs == 1 else scores.copy()
+
+    def staged_predict(self, X):
+        """Yield the predicted labels after each stage."""
+        for scores in self.staged_decision_function(X):
+            yield self._scores_to_labels(scores)
+
+    def staged_predict_proba(self, X):
+        """Yield ``predict_proba`` after each stage."""
+        for scores in self.staged_decision_function(X):
+            yield self._scores_to_proba(scores)
+
+    def predict_proba(self, X):
+        """Class probabilities, columns in the order of ``classes_``."""
+        return self._scores_to_proba(self.decision_function(X))
+
+    def predict_log_proba(self, X):
+        """Logarithm of ``predict_proba``."""
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))
+
+    def _scores_to_labels(self, scores):
+        if scores.ndim == 1:
+            return self.classes_[(scores > 0).astype(np.intp)]
+        return self.classes_[np.argmax(scores, axis=1)]
+
+    # ---- fitted attributes -----------------------------------------------------------------------
+    @property
+    def n_estimators_(self):
+        """Number of trees actually fitted (training stops early when a learner has no edge)."""
+        check_is_fitted(self)
+        return self._model.n_trees
+
+    @property
+    def feature_importances_(self):
+        """Split gains weighted by each tree's |step|, normalised to sum 1 (zeros if nothing split)."""
+        check_is_fitted(self)
+        return self._model.feature_importances()
+
+    @property
+    def estimator_weights_(self):
+        """Step a_t of every tree: (n_estimators_,) for binary models, (n_estimators_, K) otherwise."""
+        check_is_fitted(self)
+        steps = np.array([t["step"] for t in self._model.trees()]).reshape(-1, self._model.n_outputs)
+        return steps[:, 0] if self._model.n_outputs == 1 else steps
+
+    def __sklearn_is_fitted__(self):
+        return hasattr(self, "_model")
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        return tags
+
+    # ---- persistence -----------------------------------------------------------------------------
+    def save(self, path):
+        """Write the fitted model to ``path`` in rebelboost's binary format (atomic: temp file + rename)."""
+        from rebelboost.serialization import save
+
+        save(self, path)
+
+    def __getstate__(self):
+        state = super().__getstate__() if hasattr(super(), "__getstate__") else dict(self.__dict__)
+        state = dict(state)
+        if "_model" in state:
+            state["_model"] = state["_model"].to_bytes()
+        return state
+
+    def __setstate__(self, state):
+        state = dict(state)
+        if "_model" in state and isinstance(state["_model"], (bytes, bytearray)):
+            state["_model"] = _core.Model.from_bytes(bytes(state["_model"]))
+        if hasattr(super(), "__setstate__"):
+            super().__setstate__(state)
+        else:  # pragma: no cover
+            self.__dict__.update(state)

@@ -1,0 +1,101 @@
+"""Input validation and conversion: everything is checked here, then the core is called once."""
+
+from __future__ import annotations
+
+import numbers
+import os
+
+import numpy as np
+from sklearn.utils.multiclass import check_classification_targets, type_of_target
+from sklearn.utils.validation import _check_sample_weight, validate_data
+
+__all__ = ["check_fit_data", "check_predict_data", "resolve_n_jobs", "check_binary_classes"]
+
+
+def _as_float_matrix(X):
+    """Return X as float32 or float64 without copying when it already is one (any memory order)."""
+    if X.dtype in (np.float32, np.float64):
+        return X
+    return X.astype(np.float64)
+
+
+def check_fit_data(estimator, X, y, sample_weight):
+    """Validate (X, y, sample_weight) for fit.
+
+    Returns (X float32/float64 2-D, y_encoded int32, classes, sample_weight float64 or None). NaN is
+    allowed in X (missing value); inf in X, NaN in y, wrong shapes, negative or non-finite weights raise
+    ValueError naming the problem.
+    """
+    X, y = validate_data(
+        estimator,
+        X,
+        y,
+        accept_sparse=False,
+        dtype=[np.float64, np.float32],
+        ensure_all_finite="allow-nan",
+        order=None,
+        y_numeric=False,
+    )
+    X = _as_float_matrix(X)
+    check_classification_targets(y)
+    classes, y_encoded = np.unique(y, return_inverse=True)
+    if sample_weight is not None:
+        sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+        if not np.all(np.isfinite(sample_weight)):
+            raise ValueError("sample_weight contains NaN or infinity; weights must be finite and >= 0")
+        if not sample_weight.sum() > 0:
+            raise ValueError("sample_weight sums to zero; at least one weight must be positive")
+    return X, y_encoded.astype(np.int32, copy=False), classes, sample_weight
+
+
+def check_binary_classes(estimator, y_raw_classes, y_encoded, sample_weight, y_type_source):
+    """Raise the scikit-learn style error unless there are exactly 2 classes (with positive weight)."""
+    name = type(estimator).__name__
+    n_classes = len(y_raw_classes)
+    if n_classes > 2:
+        y_type = type_of_target(y_type_source, input_name="y")
+        raise ValueError(
+            f"Only binary classification is supported. The type of the target is {y_type}. "
+            f"{name} is a binary classifier and y has {n_classes} classes; "
+            "use rebelboost.REBELClassifier for multi-class (and cost-sensitive) problems."
+        )
+    if n_classes < 2:
+        raise ValueError(
+            f"y has only 1 class ({y_raw_classes[0]!r}); {name} needs 2 classes to train "
+            "(use rebelboost.REBELClassifier for more than 2)."
+        )
+    if sample_weight is not None:
+        present = np.bincount(y_encoded, weights=sample_weight, minlength=2) > 0
+        if not present.all():
+            raise ValueError(
+                "sample_weight leaves only 1 class with positive weight; "
+                f"{name} needs 2 classes with positive weight to train."
+            )
+
+
+def check_predict_data(estimator, X):
+    """Validate X for prediction against the fitted n_features_in_ / feature_names_in_."""
+    X = validate_data(
+        estimator,
+        X,
+        accept_sparse=False,
+        dtype=[np.float64, np.float32],
+        ensure_all_finite="allow-nan",
+        reset=False,
+    )
+    return _as_float_matrix(X)
+
+
+def resolve_n_jobs(n_jobs):
+    """Thread count for the core: None or -1 -> all usable cores; k > 0 -> k; -k -> cores + 1 - k."""
+    try:
+        n_cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        n_cpus = os.cpu_count() or 1
+    if n_jobs is None:
+        return n_cpus
+    if not isinstance(n_jobs, numbers.Integral) or isinstance(n_jobs, bool) or n_jobs == 0:
+        raise ValueError(f"n_jobs must be None or a non-zero integer, got {n_jobs!r}")
+    if n_jobs < 0:
+        return max(1, n_cpus + 1 + int(n_jobs))
+    return int(n_jobs)

@@ -1,0 +1,90 @@
+"""Discrete AdaBoost (Freund & Schapire; thesis §2.2) on histogram-grown shallow trees."""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import expit
+
+from rebelboost._base import BaseBoostingClassifier
+from rebelboost._validation import check_binary_classes
+
+__all__ = ["AdaBoostClassifier"]
+
+
+class AdaBoostClassifier(BaseBoostingClassifier):
+    """Binary discrete AdaBoost with depth-``max_depth`` trees grown on quantized features.
+
+    Each iteration grows a tree with +-1 leaves greedily one layer at a time (the best stump, then every
+    leaf split independently with the step held fixed), takes the closed-form step
+    ``a = 1/2 ln((1 - err + eps) / (err + eps))`` (``eps = 1 / n_samples`` of the total weight), and
+    reweights the samples. Training starts from the bias ``a_0 = 1/2 ln(P / N)`` (half the log prior
+    odds) and stops early when a tree has no edge or fits the training data perfectly.
+
+    Parameters
+    ----------
+    n_estimators : int, default=200
+        Maximum number of trees.
+    max_depth : int, default=1
+        Depth of every tree, 1 (stumps) to 8.
+    n_bins : int, default=256
+        Bins per feature including one bin for missing values (NaN): up to ``n_bins - 1`` quantile bins.
+    learning_rate : float, default=1.0
+        Shrinkage multiplying every step.
+    n_jobs : int or None, default=None
+        OpenMP threads; None or -1 use every available core. The fitted model does not depend on it.
+    random_state : int, RandomState or None, default=None
+        Chooses the rows used to find bin edges when there are more than 200 000 samples (otherwise
+        every row is used and the model does not depend on it).
+    verbose : int, default=0
+        Print the training loss every 10 iterations (every ``verbose`` iterations if > 1).
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (2,)
+        The labels; ``classes_[1]`` is the positive class (score > 0).
+    n_features_in_, feature_names_in_ : as in scikit-learn.
+    n_estimators_ : int
+        Trees actually fitted.
+    estimator_weights_ : ndarray of shape (n_estimators_,)
+        Steps a_t.
+    feature_importances_ : ndarray of shape (n_features_in_,)
+    fit_info_ : dict
+        Per-iteration training loss, weighted error and histogram work, and why training stopped.
+    """
+
+    _loss = "adaboost"
+
+    def __init__(
+        self,
+        n_estimators=200,
+        max_depth=1,
+        n_bins=256,
+        learning_rate=1.0,
+        n_jobs=None,
+        random_state=None,
+        verbose=0,
+    ):
+        self.n_estimators = n_estimators
+        self.max_depth = max_depth
+        self.n_bins = n_bins
+        self.learning_rate = learning_rate
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.verbose = verbose
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit on X (n_samples, n_features; NaN = missing) and binary labels y of any type."""
+        return self._fit(X, y, sample_weight)
+
+    def _check_classes(self, classes, y_encoded, sample_weight, y):
+        check_binary_classes(self, classes, y_encoded, sample_weight, y)
+
+    def _scores_to_proba(self, scores):
+        # Thesis App. 7.1: AdaBoost's score estimates half the log-odds, P(y = +1 | x) = 1 / (1 + e^{-2H}).
+        p1 = expit(2.0 * np.asarray(scores, dtype=np.float64))
+        return np.column_stack([1.0 - p1, p1])
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags

@@ -1,0 +1,134 @@
+"""Model files: the estimator's fitted state in the core's binary format, plus a JSON export for people.
+
+The C++ core writes and reads the file (magic, version, checksum, validated on load). This module adds the
+estimator's Python-side state (class, parameters, classes_, feature names) as JSON metadata inside it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+import numpy as np
+
+from rebelboost import _core
+
+__all__ = ["save", "load", "to_json", "ModelFileError"]
+
+ModelFileError = _core.ModelFileError
+_METADATA_VERSION = 1
+
+
+def _registry():
+    from rebelboost.adaboost import AdaBoostClassifier
+
+    return {"AdaBoostClassifier": AdaBoostClassifier}
+
+
+def _plain(value):
+    """JSON-safe version of a parameter value (numpy scalars become Python numbers)."""
+    if isinstance(value, np.generic):
+        return value.item()
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    return None  # e.g. a RandomState instance: not restorable, and irrelevant after fit
+
+
+def _metadata(estimator):
+    classes = estimator.classes_
+    if classes.dtype.kind not in "biufUO":
+        raise ValueError(f"classes_ of dtype {classes.dtype} cannot be stored in a model file; use pickle")
+    class_list = [_plain(c) for c in classes.tolist()]
+    if any(not isinstance(c, (bool, int, float, str)) for c in class_list):
+        raise ValueError("only int, float, bool or str class labels can be stored in a model file; use pickle")
+    meta = {
+        "metadata_version": _METADATA_VERSION,
+        "estimator": type(estimator).__name__,
+        "params": {k: _plain(v) for k, v in estimator.get_params(deep=False).items()},
+        "classes": class_list,
+        "classes_dtype": classes.dtype.str if classes.dtype.kind != "O" else "O",
+        "n_features_in": int(estimator.n_features_in_),
+        "rebelboost_version": _core.__version__,
+    }
+    if hasattr(estimator, "feature_names_in_"):
+        meta["feature_names_in"] = [str(n) for n in estimator.feature_names_in_]
+    return json.dumps(meta, sort_keys=True).encode("utf-8")
+
+
+def save(estimator, path):
+    """Write a fitted estimator to ``path`` (atomic: temporary file in the same folder, then rename)."""
+    from sklearn.utils.validation import check_is_fitted
+
+    check_is_fitted(estimator)
+    model = estimator._model
+    model.metadata = _metadata(estimator)
+    model.save(os.fspath(path))
+
+
+def _restore(model):
+    try:
+        meta = json.loads(model.metadata.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ModelFileError(f"corrupt model file: metadata is not valid JSON ({exc})") from None
+    if not isinstance(meta, dict) or "estimator" not in meta or "classes" not in meta:
+        raise ModelFileError("model file has no estimator metadata (was it written by rebelboost's Python API?)")
+    registry = _registry()
+    name = meta["estimator"]
+    if name not in registry:
+        raise ModelFileError(f"model file names unknown estimator {name!r}")
+    cls = registry[name]
+    params = {k: v for k, v in meta.get("params", {}).items() if k in cls().get_params()}
+    estimator = cls(**params)
+    dtype = meta.get("classes_dtype", "O")
+    classes = np.array(meta["classes"], dtype=object if dtype == "O" else np.dtype(dtype))
+    n_features = meta.get("n_features_in")
+    if n_features != model.n_features:
+        raise ModelFileError(
+            f"model file metadata says {n_features} features but the model has {model.n_features}"
+        )
+    n_classes_model = 2 if model.n_outputs == 1 else model.n_outputs
+    if len(classes) != n_classes_model:
+        raise ModelFileError(f"model file lists {len(classes)} classes but the model predicts {n_classes_model}")
+    estimator.classes_ = classes
+    estimator.n_features_in_ = int(n_features)
+    if "feature_names_in" in meta:
+        names = np.asarray(meta["feature_names_in"], dtype=object)
+        if len(names) != n_features:
+            raise ModelFileError("model file feature names do not match its feature count")
+        estimator.feature_names_in_ = names
+    estimator._model = model
+    return estimator
+
+
+def load(path):
+    """Read a model file written by ``save``; returns the fitted estimator.
+
+    Raises ModelFileError (a ValueError) for a truncated, corrupt or foreign file, OSError if the file
+    cannot be read.
+    """
+    return _restore(_core.Model.load(os.fspath(path)))
+
+
+def to_json(estimator):
+    """A readable JSON document of the fitted model: bias, and per tree its nodes and step."""
+    from sklearn.utils.validation import check_is_fitted
+
+    check_is_fitted(estimator)
+    model = estimator._model
+    trees = []
+    for tree in model.trees():
+        trees.append({key: np.asarray(val).tolist() for key, val in tree.items()})
+    doc = {
+        "loss": model.loss,
+        "n_features": model.n_features,
+        "classes": [_plain(c) for c in estimator.classes_.tolist()],
+        "bias": model.bias.tolist(),
+        "trees": trees,
+    }
+    return json.dumps(doc, indent=1)
