@@ -31,9 +31,9 @@ MatrixView<T> view_2d(const py::array& a) {
 // Calls fn(view) with the view typed after X's dtype (float32 or float64).
 template <typename Fn>
 auto with_view(const py::array& X, Fn&& fn) {
-  if (X.dtype().is(py::dtype::of<float>())) return fn(view_2d<float>(X));
-  if (X.dtype().is(py::dtype::of<double>())) return fn(view_2d<double>(X));
-  throw InvalidArgument("X must have dtype float32 or float64, got " + std::string(py::str(X.dtype())));
+  if (py::isinstance<py::array_t<float>>(X)) return fn(view_2d<float>(X));
+  if (py::isinstance<py::array_t<double>>(X)) return fn(view_2d<double>(X));
+  throw InvalidArgument("X must have dtype float32 or float64 in native byte order, got " + std::string(py::str(X.dtype())));
 }
 
 }  // namespace rebelboost::bindings

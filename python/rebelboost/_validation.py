@@ -15,7 +15,7 @@ __all__ = ["check_fit_data", "check_predict_data", "resolve_n_jobs", "check_bina
 def _as_float_matrix(X):
     """Return X as float32 or float64 without copying when it already is one (any memory order)."""
     if X.dtype in (np.float32, np.float64):
-        return X
+        return X if X.dtype.isnative else X.astype(X.dtype.newbyteorder("="))
     return X.astype(np.float64)
 
 

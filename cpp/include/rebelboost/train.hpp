@@ -21,7 +21,8 @@ struct TrainParams {
   std::size_t bin_subsample = 200000;  // rows used to find bin edges when there are more
   std::int64_t bin_seed = -1;          // < 0: evenly spaced rows; >= 0: seeded random rows
   // Smoothing added to both weight sums of the closed-form step, as a fraction of the total weight;
-  // < 0 selects the default 1 / n_samples (Schapire & Singer), which caps |a| near ln(N) / 2.
+  // < 0 selects the default 1 / max(n_samples, sum of sample weights) (Schapire & Singer's 1/N, with
+  // sample weights counted as frequencies), which caps |a| near ln(N) / 2.
   double smoothing = -1.0;
 };
 

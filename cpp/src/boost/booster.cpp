@@ -1,4 +1,5 @@
 // The boosting loop: bin, then per iteration grow a tree, take the closed-form step, update the loss.
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <string>
@@ -58,7 +59,16 @@ TrainResult train(MatrixView<T> X, const std::int32_t* y, const double* sample_w
   const std::size_t n = X.n_rows;
 
   std::unique_ptr<loss::Loss> loss;
-  const double smoothing = params.smoothing < 0 ? 1.0 / static_cast<double>(n) : params.smoothing;
+  // Default smoothing: one unit-weight sample's share, 1 / max(sum of sample weights, n). Sample weights
+  // count as frequencies (weight 2 == the row twice gives the same model); weights that sum to less than
+  // n (e.g. normalised to 1) fall back to 1 / n instead of over-smoothing.
+  double weight_total = static_cast<double>(n);
+  if (sample_weight) {
+    double s = 0.0;
+    for (std::size_t i = 0; i < n; ++i) s += sample_weight[i];
+    weight_total = std::max(weight_total, s);
+  }
+  const double smoothing = params.smoothing < 0 ? 1.0 / weight_total : params.smoothing;
   switch (params.loss) {
     case LossKind::kAdaBoost:
       if (n_classes != 2)

@@ -8,8 +8,6 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 #include <string>
 
 #include <fcntl.h>
@@ -139,7 +137,7 @@ Model deserialize(const void* data, std::size_t size) {
   if (version != kFormatVersion)
     throw ModelFileError("unsupported model file format version " + std::to_string(version) + " (this build reads version " +
                          std::to_string(kFormatVersion) + ")");
-  header.get<std::uint32_t>("header");
+  if (header.get<std::uint32_t>("header") != 0) throw ModelFileError("corrupt model file: non-zero reserved header field");
   const auto payload_size = header.get<std::uint64_t>("header");
   if (payload_size != size - kHeaderSize - 8) {
     if (payload_size > size - kHeaderSize - 8)
@@ -159,7 +157,7 @@ Model deserialize(const void* data, std::size_t size) {
   m.loss = static_cast<LossKind>(loss);
   m.n_features = r.get<std::uint32_t>("header fields");
   m.n_outputs = r.get<std::uint32_t>("header fields");
-  r.get<std::uint32_t>("header fields");
+  if (r.get<std::uint32_t>("header fields") != 0) throw ModelFileError("corrupt model file: non-zero reserved field");
   if (m.n_outputs == 0 || m.n_outputs > kMaxOutputs)
     throw ModelFileError("corrupt model file: " + std::to_string(m.n_outputs) + " outputs");
   r.need_records(m.n_outputs, 8, "bias");
@@ -228,10 +226,26 @@ void save_model(const Model& model, const std::string& path) {
 }
 
 Model load_model(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw IoError("cannot open model file '" + path + "': " + std::strerror(errno));
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) throw IoError("cannot read model file '" + path + "'");
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw IoError("cannot open model file '" + path + "': " + std::strerror(errno));
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    throw IoError("cannot read model file '" + path + "': not a regular file");
+  }
+  std::string bytes(static_cast<std::size_t>(st.st_size), '\0');
+  std::size_t got = 0;
+  while (got < bytes.size()) {
+    const ssize_t n = ::read(fd, bytes.data() + got, bytes.size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;  // a file that shrank while reading is caught as truncated below
+    got += static_cast<std::size_t>(n);
+  }
+  const int err = errno;
+  ::close(fd);
+  if (got < bytes.size() && err != 0 && got == 0)
+    throw IoError("cannot read model file '" + path + "': " + std::strerror(err));
+  bytes.resize(got);
   return deserialize(bytes.data(), bytes.size());
 }
 

@@ -1,0 +1,10 @@
+"""scikit-learn's own estimator checks for every rebelboost estimator."""
+
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from rebelboost import AdaBoostClassifier
+
+
+@parametrize_with_checks([AdaBoostClassifier(n_estimators=20), AdaBoostClassifier(n_estimators=10, max_depth=3)])
+def test_sklearn_compatible(estimator, check):
+    check(estimator)

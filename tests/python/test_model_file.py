@@ -1,0 +1,244 @@
+"""Model files and pickles: exact round trips, and untrusted input (truncation, byte flips, hostile payloads)."""
+
+import os
+import pickle
+import struct
+
+import numpy as np
+import pytest
+
+import rebelboost
+from rebelboost import AdaBoostClassifier, ModelFileError
+
+HEADER = 24  # magic(8) + version(4) + reserved(4) + payload size(8)
+
+
+@pytest.fixture(scope="module")
+def fitted():
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(200, 4))
+    X[rng.rand(*X.shape) < 0.05] = np.nan
+    y = np.where(X[:, 0] + X[:, 1] > 0, "pos", "neg")
+    clf = AdaBoostClassifier(n_estimators=6, max_depth=2).fit(X, y)
+    return clf, X
+
+
+@pytest.fixture
+def model_bytes(fitted, tmp_path):
+    clf, _ = fitted
+    path = tmp_path / "m.rbm"
+    clf.save(path)
+    return path.read_bytes()
+
+
+def fnv1a(data):
+    h = 14695981039346656037
+    for b in data:
+        h = ((h ^ b) * 1099511628211) & 0xFFFFFFFFFFFFFFFF
+    return h
+
+
+def rebuild(payload, version=1):
+    """A file with a *valid* checksum around an arbitrary payload."""
+    return b"RBLBOOST" + struct.pack("<IIQ", version, 0, len(payload)) + payload + struct.pack("<Q", fnv1a(payload))
+
+
+def load_bytes(tmp_path, data):
+    path = tmp_path / "x.rbm"
+    path.write_bytes(data)
+    return rebelboost.load(path)
+
+
+def test_save_load_round_trip(fitted, tmp_path):
+    clf, X = fitted
+    path = tmp_path / "model.rbm"
+    clf.save(path)
+    loaded = rebelboost.load(path)
+    assert type(loaded) is AdaBoostClassifier
+    assert loaded.get_params() == clf.get_params()
+    np.testing.assert_array_equal(loaded.classes_, clf.classes_)
+    np.testing.assert_array_equal(loaded.decision_function(X), clf.decision_function(X))
+    np.testing.assert_array_equal(loaded.predict(X), clf.predict(X))
+    np.testing.assert_array_equal(loaded.feature_importances_, clf.feature_importances_)
+    path2 = tmp_path / "again.rbm"
+    loaded.save(path2)
+    assert path2.read_bytes() == path.read_bytes()
+    assert sorted(os.listdir(tmp_path)) == ["again.rbm", "model.rbm"]  # no temporary files left
+
+
+def test_pandas_names_survive_the_file(tmp_path):
+    pd = pytest.importorskip("pandas")
+    df = pd.DataFrame({"x1": [0.0, 1, 2, 3, 4, 5], "x2": [1.0, 0, 1, 0, 1, 0]})
+    clf = AdaBoostClassifier(n_estimators=3).fit(df, [0, 0, 0, 1, 1, 1])
+    clf.save(tmp_path / "p.rbm")
+    loaded = rebelboost.load(tmp_path / "p.rbm")
+    assert list(loaded.feature_names_in_) == ["x1", "x2"]
+    np.testing.assert_array_equal(loaded.predict(df), clf.predict(df))
+
+
+def test_pickle_round_trip(fitted):
+    clf, X = fitted
+    clone = pickle.loads(pickle.dumps(clf))
+    np.testing.assert_array_equal(clone.decision_function(X), clf.decision_function(X))
+    assert clone._model.to_bytes() == clf._model.to_bytes()
+    unfitted = pickle.loads(pickle.dumps(AdaBoostClassifier(max_depth=3)))
+    assert unfitted.max_depth == 3
+
+
+def test_save_overwrites_atomically(fitted, tmp_path):
+    clf, X = fitted
+    path = tmp_path / "m.rbm"
+    path.write_bytes(b"old content")
+    clf.save(path)
+    assert rebelboost.load(path).predict(X).tolist() == clf.predict(X).tolist()
+    assert os.listdir(tmp_path) == ["m.rbm"]
+
+
+def test_save_errors(fitted, tmp_path):
+    clf, _ = fitted
+    with pytest.raises(OSError, match="cannot create a temporary file"):
+        clf.save(tmp_path / "missing-dir" / "m.rbm")
+    from sklearn.exceptions import NotFittedError
+
+    with pytest.raises(NotFittedError):
+        AdaBoostClassifier().save(tmp_path / "u.rbm")
+
+
+def test_load_errors(tmp_path):
+    with pytest.raises(OSError, match="cannot open model file"):
+        rebelboost.load(tmp_path / "nope.rbm")
+    with pytest.raises(OSError, match="not a regular file"):
+        rebelboost.load(tmp_path)
+    with pytest.raises(ModelFileError, match="not a rebelboost model file"):
+        load_bytes(tmp_path, b"")
+    with pytest.raises(ModelFileError, match="not a rebelboost model file"):
+        load_bytes(tmp_path, b"PK\x03\x04 this is a zip file, not a model")
+
+
+EXPECTED_MESSAGES = (
+    "truncated model file",
+    "not a rebelboost model file",
+    "corrupt model file",
+    "unsupported model file format version",
+    "invalid model",
+)
+
+
+def test_every_truncation_is_a_clear_error(model_bytes, tmp_path):
+    for length in range(len(model_bytes)):
+        with pytest.raises(ModelFileError) as info:
+            rebelboost._core.Model.from_bytes(model_bytes[:length])
+        assert any(m in str(info.value) for m in EXPECTED_MESSAGES), (length, str(info.value))
+    # and through the file path
+    with pytest.raises(ModelFileError, match="truncated"):
+        load_bytes(tmp_path, model_bytes[:-9])
+
+
+def test_every_byte_flip_is_a_clear_error(model_bytes):
+    for pos in range(len(model_bytes)):
+        corrupted = bytearray(model_bytes)
+        corrupted[pos] ^= 0xFF
+        with pytest.raises(ModelFileError) as info:
+            rebelboost._core.Model.from_bytes(bytes(corrupted))
+        assert any(m in str(info.value) for m in EXPECTED_MESSAGES), (pos, str(info.value))
+
+
+def test_single_bit_flips_in_payload_are_detected(model_bytes):
+    rng = np.random.RandomState(0)
+    for pos in rng.randint(HEADER, len(model_bytes) - 8, size=300):
+        corrupted = bytearray(model_bytes)
+        corrupted[pos] ^= 1 << rng.randint(8)
+        with pytest.raises(ModelFileError, match="checksum mismatch"):
+            rebelboost._core.Model.from_bytes(bytes(corrupted))
+
+
+def test_trailing_bytes_and_wrong_version(model_bytes):
+    with pytest.raises(ModelFileError, match="trailing bytes"):
+        rebelboost._core.Model.from_bytes(model_bytes + b"\0")
+    payload = model_bytes[HEADER:-8]
+    with pytest.raises(ModelFileError, match="unsupported model file format version 99"):
+        rebelboost._core.Model.from_bytes(rebuild(payload, version=99))
+    assert rebelboost._core.Model.from_bytes(rebuild(payload)).to_bytes() == model_bytes
+
+
+def _payload_parts(model_bytes):
+    payload = bytearray(model_bytes[HEADER:-8])
+    loss, n_features, n_outputs, _ = struct.unpack_from("<IIII", payload, 0)
+    meta_len = struct.unpack_from("<Q", payload, 16 + 8 * n_outputs)[0]
+    trees_at = 16 + 8 * n_outputs + 8 + meta_len
+    first_node = trees_at + 8 + 4 + 8 * n_outputs
+    return payload, n_features, n_outputs, trees_at, first_node
+
+
+@pytest.mark.parametrize(
+    "mutate, message",
+    [
+        (lambda p, o: struct.pack_into("<Q", p, o["trees_at"], 2**60), "tree count"),
+        (lambda p, o: struct.pack_into("<I", p, o["trees_at"] + 8, 10**6), "a tree with 1000000 nodes"),
+        (lambda p, o: struct.pack_into("<I", p, o["trees_at"] + 8, 0), "a tree with 0 nodes"),
+        (lambda p, o: struct.pack_into("<i", p, o["node"], 1000), "uses feature 1000"),
+        (lambda p, o: struct.pack_into("<I", p, o["node"] + 8, 0), "out-of-range children"),
+        (lambda p, o: struct.pack_into("<I", p, o["node"] + 12, 10**5), "out-of-range children"),
+        (lambda p, o: struct.pack_into("<d", p, o["node"] + 16, float("nan")), "NaN threshold"),
+        (lambda p, o: struct.pack_into("<d", p, o["trees_at"] + 12, float("inf")), "non-finite step"),
+        (lambda p, o: struct.pack_into("<I", p, 8, 0), "0 outputs"),
+        (lambda p, o: struct.pack_into("<I", p, 8, 3), "metadata byte count"),
+        (lambda p, o: struct.pack_into("<I", p, 12, 5), "non-zero reserved field"),
+        (lambda p, o: struct.pack_into("<I", p, 0, 77), "unknown loss kind 77"),
+        (lambda p, o: struct.pack_into("<I", p, 4, 0), "n_features is 0"),
+        (lambda p, o: struct.pack_into("<B", p, o["node"] + 4, 7), "bad NaN direction"),
+        (lambda p, o: struct.pack_into("<H", p, o["node"] + 6, 1), "non-zero padding"),
+        (lambda p, o: struct.pack_into("<Q", p, 16 + 8, 2**62), "metadata byte count"),
+    ],
+)
+def test_hostile_payloads_with_valid_checksum(model_bytes, mutate, message):
+    payload, _, _, trees_at, first_node = _payload_parts(model_bytes)
+    mutate(payload, {"trees_at": trees_at, "node": first_node})
+    with pytest.raises(ModelFileError, match=message):
+        rebelboost._core.Model.from_bytes(rebuild(bytes(payload)))
+
+
+def test_leaf_with_value_zero_is_rejected(model_bytes):
+    payload, _, _, trees_at, first_node = _payload_parts(model_bytes)
+    leaf = first_node + 32  # node 1 of tree 0 (the root of a depth-2 tree has children 1 and 2)
+    while struct.unpack_from("<i", payload, leaf)[0] != -1:
+        leaf += 32
+    struct.pack_into("<b", payload, leaf + 5, 0)
+    with pytest.raises(ModelFileError, match="bad leaf"):
+        rebelboost._core.Model.from_bytes(rebuild(bytes(payload)))
+
+
+def test_bad_metadata_is_a_clear_error(fitted, tmp_path):
+    clf, _ = fitted
+    model = rebelboost._core.Model.from_bytes(clf._model.to_bytes())
+    for metadata, message in [
+        (b"\xff\xfe not json", "metadata is not valid JSON"),
+        (b"[1, 2]", "no estimator metadata"),
+        (b'{"estimator": "Nope", "classes": [0, 1]}', "unknown estimator 'Nope'"),
+        (b'{"estimator": "AdaBoostClassifier", "classes": [0, 1, 2], "n_features_in": 4}', "lists 3 classes"),
+        (b'{"estimator": "AdaBoostClassifier", "classes": [0, 1], "n_features_in": 5}', "says 5 features"),
+    ]:
+        model.metadata = metadata
+        model.save(str(tmp_path / "meta.rbm"))
+        with pytest.raises(ModelFileError, match=message):
+            rebelboost.load(tmp_path / "meta.rbm")
+
+
+def test_to_json_export(fitted):
+    import json
+
+    clf, _ = fitted
+    doc = json.loads(rebelboost.to_json(clf))
+    assert doc["loss"] == "AdaBoost" and len(doc["trees"]) == clf.n_estimators_
+    assert doc["classes"] == ["neg", "pos"]
+
+
+MODELS = os.path.join(os.path.dirname(__file__), "..", "models")
+
+
+def test_frozen_model_files_still_load():
+    """Files written by earlier versions (tests/models/) load and predict what they predicted then."""
+    expected = np.load(os.path.join(MODELS, "adaboost_v1_expected.npz"), allow_pickle=False)
+    clf = rebelboost.load(os.path.join(MODELS, "adaboost_v1.rbm"))
+    np.testing.assert_array_equal(clf.decision_function(expected["X"]), expected["scores"])
+    np.testing.assert_array_equal(clf.predict(expected["X"]), expected["labels"])

@@ -1,0 +1,187 @@
+"""Every bad input gets a clear ValueError naming the problem (never a crash or a silently wrong model)."""
+
+import re
+
+import numpy as np
+import pytest
+from sklearn.exceptions import NotFittedError
+
+from rebelboost import AdaBoostClassifier
+
+
+@pytest.fixture
+def Xy():
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(40, 3))
+    y = (X[:, 0] > 0).astype(int)
+    return X, y
+
+
+def fit(X, y, **kw):
+    sample_weight = kw.pop("sample_weight", None)
+    return AdaBoostClassifier(**{"n_estimators": 5, **kw}).fit(X, y, sample_weight=sample_weight)
+
+
+def test_inf_in_features(Xy):
+    X, y = Xy
+    X = X.copy()
+    X[3, 1] = np.inf
+    with pytest.raises(ValueError, match="infinity"):
+        fit(X, y)
+    X[3, 1] = -np.inf
+    with pytest.raises(ValueError, match="infinity"):
+        fit(X, y)
+
+
+def test_inf_at_predict_time(Xy):
+    X, y = Xy
+    clf = fit(X, y)
+    X2 = X.copy()
+    X2[0, 0] = np.inf
+    with pytest.raises(ValueError, match="infinity"):
+        clf.predict(X2)
+
+
+def test_nan_in_labels(Xy):
+    X, y = Xy
+    y = y.astype(float)
+    y[5] = np.nan
+    with pytest.raises(ValueError, match="y contains NaN"):
+        fit(X, y)
+
+
+def test_continuous_labels_rejected(Xy):
+    X, _ = Xy
+    with pytest.raises(ValueError, match="Unknown label type"):
+        fit(X, np.linspace(0, 1, len(X)))
+
+
+def test_wrong_shapes(Xy):
+    X, y = Xy
+    with pytest.raises(ValueError, match="Expected 2D array"):
+        fit(X[:, 0], y)
+    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+        fit(X, y[:-1])
+    with pytest.raises(ValueError, match="dim 3"):
+        fit(X.reshape(40, 3, 1), y)
+    with pytest.raises(ValueError, match="0 sample"):
+        fit(X[:0], y[:0])
+    with pytest.raises(ValueError, match="0 feature"):
+        fit(X[:, :0], y)
+
+
+def test_predict_wrong_feature_count(Xy):
+    X, y = Xy
+    clf = fit(X, y)
+    with pytest.raises(ValueError, match="X has 2 features, but AdaBoostClassifier is expecting 3"):
+        clf.predict(X[:, :2])
+
+
+def test_one_class(Xy):
+    X, _ = Xy
+    with pytest.raises(ValueError, match="only 1 class"):
+        fit(X, np.zeros(len(X)))
+
+
+def test_more_than_two_classes_points_to_rebel(Xy):
+    X, _ = Xy
+    y = np.arange(len(X)) % 3
+    with pytest.raises(ValueError, match="Only binary classification is supported.*REBELClassifier"):
+        fit(X, y)
+
+
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        (-1.0, "Negative values in data passed to `sample_weight`"),
+        (np.nan, "sample_weight contains NaN"),
+        (np.inf, "sample_weight contains infinity"),
+    ],
+)
+def test_bad_sample_weight_values(Xy, bad, message):
+    X, y = Xy
+    sw = np.ones(len(y))
+    sw[2] = bad
+    with pytest.raises(ValueError, match=re.escape(message) if "`" in message else message):
+        fit(X, y, sample_weight=sw)
+
+
+def test_sample_weight_shape_and_sum(Xy):
+    X, y = Xy
+    with pytest.raises(ValueError, match=r"sample_weight.shape == \(39,\), expected \(40,\)"):
+        fit(X, y, sample_weight=np.ones(39))
+    with pytest.raises(ValueError, match="at least one non-zero"):
+        fit(X, y, sample_weight=np.zeros(40))
+    sw = np.where(y == 1, 1.0, 0.0)
+    with pytest.raises(ValueError, match="only 1 class with positive weight"):
+        fit(X, y, sample_weight=sw)
+
+
+@pytest.mark.parametrize(
+    "param, value, message",
+    [
+        ("n_estimators", 0, "n_estimators must be in"),
+        ("n_estimators", 2.5, "n_estimators must be an integer"),
+        ("max_depth", 0, r"max_depth must be in \[1, 8\]"),
+        ("max_depth", 9, r"max_depth must be in \[1, 8\]"),
+        ("n_bins", 2, r"n_bins must be in \[3, 256\]"),
+        ("n_bins", 257, r"n_bins must be in \[3, 256\]"),
+        ("learning_rate", 0.0, "learning_rate must be a positive finite number"),
+        ("learning_rate", np.nan, "learning_rate must be a positive finite number"),
+        ("n_jobs", 0, "n_jobs must be None or a non-zero integer"),
+        ("random_state", -3, "random_state must be"),
+        ("random_state", "seed", "random_state must be"),
+        ("verbose", -1, "verbose must be a non-negative integer"),
+    ],
+)
+def test_bad_parameters(Xy, param, value, message):
+    X, y = Xy
+    with pytest.raises(ValueError, match=message):
+        fit(X, y, **{param: value})
+
+
+def test_non_numeric_features(Xy):
+    X, y = Xy
+    X = X.astype(object)
+    X[0, 0] = "abc"
+    with pytest.raises(ValueError, match="could not convert string to float"):
+        fit(X, y)
+
+
+def test_sparse_input_rejected(Xy):
+    sparse = pytest.importorskip("scipy.sparse")
+    X, y = Xy
+    with pytest.raises(TypeError, match="dense data is required"):
+        fit(sparse.csr_matrix(X), y)
+
+
+def test_predict_before_fit(Xy):
+    X, _ = Xy
+    with pytest.raises(NotFittedError):
+        AdaBoostClassifier().predict(X)
+
+
+def test_callback_exception_propagates(Xy):
+    from rebelboost import _core
+
+    X, y = Xy
+
+    def boom(info):
+        raise RuntimeError("stop here")
+
+    with pytest.raises(RuntimeError, match="stop here"):
+        _core.train(X, y.astype(np.int32), None, 2, "adaboost", 5, 1, 256, 1.0, 1, callback=boom)
+
+
+def test_core_rejects_bad_labels_and_dtypes(Xy):
+    from rebelboost import _core
+
+    X, y = Xy
+    with pytest.raises(ValueError, match="label index 2 at row 0 is outside"):
+        _core.train(X, np.full(len(y), 2, dtype=np.int32), None, 2, "adaboost", 5, 1, 256, 1.0, 1)
+    with pytest.raises(ValueError, match="dtype float32 or float64"):
+        _core.train(X.astype(np.int64), y.astype(np.int32), None, 2, "adaboost", 5, 1, 256, 1.0, 1)
+    with pytest.raises(ValueError, match="infinite value"):
+        Xi = X.copy()
+        Xi[1, 2] = np.inf
+        _core.train(Xi, y.astype(np.int32), None, 2, "adaboost", 5, 1, 256, 1.0, 1)
