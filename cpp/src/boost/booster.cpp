@@ -97,18 +97,19 @@ TrainResult train(MatrixView<T> X, const std::int32_t* y, const double* sample_w
   for (int t = 0; t < params.n_estimators; ++t) {
     tree::GrowResult grown = grower.grow(*loss, params.max_depth);
     const std::int8_t* f = grown.outputs.data();
-    if (!loss->has_edge(f)) {
+    loss::Loss::Step step = loss->step(f);
+    if (!step.has_edge) {
       result.stop_reason = "no_edge";
       break;
     }
     IterationInfo info;
     info.iteration = t;
-    info.weighted_error = loss->weighted_error(f);
+    info.weighted_error = step.weighted_error;
     info.tree_depth = grown.tree.depth();
     info.bin_accumulations = grown.bin_accumulations;
-    std::vector<double> a = loss->step(f);
+    std::vector<double> a = step.step;
     for (double& v : a) v *= params.learning_rate;
-    loss->update(f, a);
+    loss->update(f, a, step);
     info.train_loss = loss->value();
     grown.tree.step = a;
     model.trees.push_back(std::move(grown.tree));

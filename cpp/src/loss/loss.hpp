@@ -22,20 +22,23 @@ class Loss : public tree::SplitObjective {
   // a_0: the step of the homogeneous learner f = +1 from zero scores; scores and weights start there.
   virtual std::vector<double> init_bias() = 0;
 
-  // Closed-form step a* for tree outputs f (f[n] in {+1,-1}), with the documented smoothing.
-  virtual std::vector<double> step(const std::int8_t* f) const = 0;
+  struct Step {
+    std::vector<double> step;      // closed-form a* (K entries), with the documented smoothing
+    bool has_edge = false;         // a* != 0 strictly lowers the loss
+    double weighted_error = 0;     // binary losses: weighted fraction f gets wrong; 0 for others
+    std::vector<double> sum_pos;   // s+ (Eq. 4.8), K entries: what update() needs besides the step
+    std::vector<double> sum_neg;   // s-
+  };
 
-  // True if the tree f has an edge: a step a* != 0 lowers the loss.
-  virtual bool has_edge(const std::int8_t* f) const = 0;
+  // Closed-form step for tree outputs f (f[n] in {+1,-1}), in one pass over the samples.
+  virtual Step step(const std::int8_t* f) const = 0;
 
-  // H_n += f_n * step for every sample; refreshes weights.
-  virtual void update(const std::int8_t* f, const std::vector<double>& step) = 0;
+  // H_n += f_n * a for every sample (a = the step after shrinkage); refreshes weights. `sums` is the
+  // Step that step(f) returned for the same f.
+  virtual void update(const std::int8_t* f, const std::vector<double>& a, const Step& sums) = 0;
 
   // Current surrogate loss, normalised so that the all-zero scores have loss 1.
   virtual double value() const = 0;
-
-  // Weighted fraction of samples the tree f gets wrong (binary losses; 0 for others).
-  virtual double weighted_error(const std::int8_t* f) const = 0;
 };
 
 // Discrete AdaBoost (thesis §2.2): labels y[n] in {0, 1} mapped to -1/+1; weights sample_weight / sum

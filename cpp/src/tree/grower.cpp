@@ -1,8 +1,11 @@
 // Layer-wise tree growth: histograms per (leaf, feature), exact integer split search, partition.
+//
+// Samples of each leaf are kept as one contiguous range of order_ (stable partition after each layer):
+//   order_: [ leaf 0 rows | leaf 1 rows | ... ]   (layer 0: the identity, never materialised)
+// The last layer does not partition: it evaluates the chosen splits straight into the outputs.
 #include "tree/grower.hpp"
 
 #include <algorithm>
-#include <numeric>
 
 #include "tree/histogram.hpp"
 #include "tree/split.hpp"
@@ -22,41 +25,38 @@ TreeGrower::TreeGrower(const data::BinnedMatrix& X, const data::BinMapper& bins,
     : X_(X), bins_(bins), n_threads_(n_threads) {
   order_.resize(X.n_samples);
   scratch_.resize(X.n_samples);
-  q_.resize(X.n_samples);
   q_ordered_.resize(X.n_samples);
 }
 
 GrowResult TreeGrower::grow(SplitObjective& objective, int max_depth) {
   const std::size_t n = X_.n_samples;
   const std::size_t n_features = X_.n_features;
-  const int missing = bins_.missing_bin();
+  const std::uint8_t missing = bins_.missing_bin();
 
   GrowResult result;
   result.outputs.assign(n, 1);
   Node root;
   root.value = 1;
   result.tree.nodes.push_back(root);
-  std::iota(order_.begin(), order_.end(), 0u);
   std::vector<Leaf> leaves{{0, 0, n, 0}};
+  bool identity = true;  // order_[i] == i (not materialised) until the first partition
+
+  auto row_at = [&](std::size_t i) { return identity ? static_cast<std::uint32_t>(i) : order_[i]; };
 
   for (int layer = 0; layer < max_depth; ++layer) {
-    objective.split_values(layer, result.outputs.data(), q_.data());
+    const std::int64_t* q = objective.split_values(layer, result.outputs.data());
+    const bool last_layer = layer == max_depth - 1;
 
     std::vector<std::size_t> open;  // leaves that may split in this layer
     for (std::size_t l = 0; l < leaves.size(); ++l)
-      if (leaves[l].depth < max_depth && leaves[l].end - leaves[l].begin >= 2) open.push_back(l);
+      if (leaves[l].end - leaves[l].begin >= 2) open.push_back(l);
+    if (!identity)
+      for (std::size_t i = 0; i < n; ++i) q_ordered_[i] = q[order_[i]];
 
-    // Node sums decide the value of leaves that do not split.
-    std::vector<std::int64_t> leaf_sum(leaves.size(), 0);
-    for (std::size_t l = 0; l < leaves.size(); ++l)
-      for (std::size_t i = leaves[l].begin; i < leaves[l].end; ++i) leaf_sum[l] += q_[order_[i]];
-
-    const bool identity_order = layer == 0;
-    if (!identity_order)
-      for (std::size_t i = 0; i < n; ++i) q_ordered_[i] = q_[order_[i]];
-
-    // best[o * n_features + f]: best split of open leaf o on feature f.
+    // best[o * n_features + f]: best split of open leaf o on feature f; every feature's histogram of a
+    // leaf sums to the leaf total, which feature 0 records.
     std::vector<SplitInfo> best(open.size() * n_features);
+    std::vector<std::int64_t> open_total(open.size(), 0);
     util::parallel_for(static_cast<std::ptrdiff_t>(n_features), n_threads_, [&](std::ptrdiff_t fi) {
       const std::size_t f = static_cast<std::size_t>(fi);
       const std::uint8_t* column = X_.column(f);
@@ -65,55 +65,60 @@ GrowResult TreeGrower::grow(SplitObjective& objective, int max_depth) {
       for (std::size_t o = 0; o < open.size(); ++o) {
         const Leaf& leaf = leaves[open[o]];
         std::fill(hist, hist + kHistBins, 0);
-        if (identity_order) {
-          accumulate(column + leaf.begin, q_.data() + leaf.begin, leaf.end - leaf.begin, hist);
+        if (identity) {
+          accumulate(column + leaf.begin, q + leaf.begin, leaf.end - leaf.begin, hist);
         } else {
           accumulate_gather(column, order_.data() + leaf.begin, q_ordered_.data() + leaf.begin,
                             leaf.end - leaf.begin, hist);
         }
         best[o * n_features + f] = best_split(hist, n_value_bins, missing, static_cast<std::int32_t>(f));
+        if (f == 0) {
+          std::int64_t total = 0;
+          for (int b = 0; b < kHistBins; ++b) total += hist[b];
+          open_total[o] = total;
+        }
       }
     });
-    for (std::size_t o = 0; o < open.size(); ++o)
-      result.bin_accumulations += static_cast<std::int64_t>((leaves[open[o]].end - leaves[open[o]].begin) * n_features);
 
-    // Re-choose every leaf's value for the current step, then apply the winning splits.
+    // Leaf sums decide the value of leaves that do not split (re-chosen for the current step).
+    std::vector<std::int64_t> leaf_sum(leaves.size(), 0);
+    std::vector<std::uint8_t> is_open(leaves.size(), 0);
+    for (std::size_t o = 0; o < open.size(); ++o) {
+      leaf_sum[open[o]] = open_total[o];
+      is_open[open[o]] = 1;
+      result.bin_accumulations += static_cast<std::int64_t>((leaves[open[o]].end - leaves[open[o]].begin) * n_features);
+    }
+    for (std::size_t l = 0; l < leaves.size(); ++l)
+      if (!is_open[l])
+        for (std::size_t i = leaves[l].begin; i < leaves[l].end; ++i) leaf_sum[l] += q[row_at(i)];
     for (std::size_t l = 0; l < leaves.size(); ++l) {
       Node& node = result.tree.nodes[leaves[l].node];
       node.value = sign_or(leaf_sum[l], node.value);
     }
-    std::vector<Leaf> next;
-    bool any_split = false;
-    std::vector<bool> splits(leaves.size(), false);
+
+    // Winner per open leaf in the fixed order (score, feature, bin, NaN side).
     std::vector<SplitInfo> chosen(leaves.size());
+    bool any_split = false;
     for (std::size_t o = 0; o < open.size(); ++o) {
       SplitInfo winner;
       for (std::size_t f = 0; f < n_features; ++f) {
         const SplitInfo& s = best[o * n_features + f];
         if (s.found() && (!winner.found() || better(s, winner))) winner = s;
       }
-      if (winner.found()) {
-        splits[open[o]] = true;
-        chosen[open[o]] = winner;
-        any_split = true;
-      }
+      chosen[open[o]] = winner;
+      any_split = any_split || winner.found();
     }
-    if (!any_split) {
-      for (const Leaf& leaf : leaves) {
-        const std::int8_t v = result.tree.nodes[leaf.node].value;
-        for (std::size_t i = leaf.begin; i < leaf.end; ++i) result.outputs[order_[i]] = v;
-      }
-      break;
-    }
+
+    std::vector<Leaf> next;
     for (std::size_t l = 0; l < leaves.size(); ++l) {
       const Leaf leaf = leaves[l];
-      if (!splits[l]) {
-        next.push_back(leaf);
+      const SplitInfo& s = chosen[l];
+      if (!s.found()) {
         const std::int8_t v = result.tree.nodes[leaf.node].value;
-        for (std::size_t i = leaf.begin; i < leaf.end; ++i) result.outputs[order_[i]] = v;
+        for (std::size_t i = leaf.begin; i < leaf.end; ++i) result.outputs[row_at(i)] = v;
+        next.push_back(leaf);
         continue;
       }
-      const SplitInfo& s = chosen[l];
       const auto left_id = static_cast<std::uint32_t>(result.tree.nodes.size());
       Node left_node, right_node;
       left_node.value = sign_or(s.left_sum, 1);
@@ -129,30 +134,40 @@ GrowResult TreeGrower::grow(SplitObjective& objective, int max_depth) {
       node.gain = static_cast<double>(s.score - abs64(leaf_sum[l])) / (2.0 * kFixedPointScale);
       node.value = 0;
 
-      // Stable partition of the leaf's samples: left block, then right block.
       const std::uint8_t* column = X_.column(static_cast<std::size_t>(s.feature));
       const auto bin = static_cast<std::uint8_t>(s.bin);
-      std::size_t n_left = 0, n_right = 0;
-      const std::size_t len = leaf.end - leaf.begin;
-      for (std::size_t i = leaf.begin; i < leaf.end; ++i) {
-        const std::uint32_t row = order_[i];
+      const bool nan_left = s.nan_left;
+      auto goes_left = [&](std::uint32_t row) {
         const std::uint8_t code = column[row];
-        const bool go_left = code == missing ? s.nan_left : code <= bin;
-        if (go_left) {
+        return code == missing ? nan_left : code <= bin;
+      };
+      if (last_layer) {
+        for (std::size_t i = leaf.begin; i < leaf.end; ++i) {
+          const std::uint32_t row = row_at(i);
+          result.outputs[row] = goes_left(row) ? left_node.value : right_node.value;
+        }
+        continue;
+      }
+      // Stable partition of the leaf's rows: left block, then right block.
+      std::size_t n_left = 0, n_right = 0;
+      for (std::size_t i = leaf.begin; i < leaf.end; ++i) {
+        const std::uint32_t row = row_at(i);
+        if (goes_left(row)) {
           order_[leaf.begin + n_left++] = row;
+          result.outputs[row] = left_node.value;
         } else {
           scratch_[n_right++] = row;
+          result.outputs[row] = right_node.value;
         }
       }
       std::copy(scratch_.begin(), scratch_.begin() + static_cast<std::ptrdiff_t>(n_right),
                 order_.begin() + static_cast<std::ptrdiff_t>(leaf.begin + n_left));
-      (void)len;
       const std::size_t mid = leaf.begin + n_left;
-      for (std::size_t i = leaf.begin; i < mid; ++i) result.outputs[order_[i]] = left_node.value;
-      for (std::size_t i = mid; i < leaf.end; ++i) result.outputs[order_[i]] = right_node.value;
       next.push_back({left_id, leaf.begin, mid, leaf.depth + 1});
       next.push_back({left_id + 1, mid, leaf.end, leaf.depth + 1});
     }
+    if (!any_split) break;
+    if (!last_layer) identity = false;
     leaves = std::move(next);
   }
   return result;

@@ -15,9 +15,10 @@ namespace rebelboost::tree {
 class SplitObjective {
  public:
   virtual ~SplitObjective() = default;
-  // Writes q[n] = fixed-point g_n = l_n(-1) - l_n(+1) for layer `layer` (0 = the root split, where the
-  // step is free; deeper layers hold the step of the current tree `f` (f[n] in {+1,-1}) fixed).
-  virtual void split_values(int layer, const std::int8_t* f, std::int64_t* q) = 0;
+  // Returns q[n] = fixed-point g_n = l_n(-1) - l_n(+1) for layer `layer` (0 = the root split, where the
+  // step is free; deeper layers hold the step of the current tree `f` (f[n] in {+1,-1}) fixed). The
+  // array belongs to the objective and stays valid until its next non-const call.
+  virtual const std::int64_t* split_values(int layer, const std::int8_t* f) = 0;
 };
 
 struct GrowResult {
@@ -50,8 +51,7 @@ class TreeGrower {
   int n_threads_;
   std::vector<std::uint32_t> order_;    // sample indices grouped by leaf
   std::vector<std::uint32_t> scratch_;  // partition buffer
-  std::vector<std::int64_t> q_;         // split values by sample index
-  std::vector<std::int64_t> q_ordered_; // q_ in order_ order
+  std::vector<std::int64_t> q_ordered_; // split values in order_ order (layers >= 1)
 };
 
 }  // namespace rebelboost::tree
