@@ -34,7 +34,7 @@ py::tuple train_py(const py::array& X, const py::array_t<std::int32_t, py::array
                    const py::object& sample_weight, std::size_t n_classes, const std::string& loss,
                    int n_estimators, int max_depth, int n_bins, double learning_rate, int n_threads,
                    double smoothing, std::size_t bin_subsample, std::int64_t bin_seed,
-                   const py::object& callback) {
+                   const py::object& callback, double veb_lambda, const py::object& cost_matrix) {
   TrainParams p;
   p.loss = parse_loss(loss);
   p.n_estimators = n_estimators;
@@ -45,6 +45,15 @@ py::tuple train_py(const py::array& X, const py::array_t<std::int32_t, py::array
   p.smoothing = smoothing;
   p.bin_subsample = bin_subsample;
   p.bin_seed = bin_seed;
+  p.veb_lambda = veb_lambda;
+  if (!cost_matrix.is_none()) {
+    auto c = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(cost_matrix);
+    if (!c || c.ndim() != 2) throw InvalidArgument("cost_matrix must be a 2-D array of numbers");
+    if (static_cast<std::size_t>(c.shape(0)) != n_classes || static_cast<std::size_t>(c.shape(1)) != n_classes)
+      throw InvalidArgument("cost_matrix has shape (" + std::to_string(c.shape(0)) + ", " + std::to_string(c.shape(1)) +
+                            "); expected (" + std::to_string(n_classes) + ", " + std::to_string(n_classes) + ")");
+    p.cost_matrix.assign(c.data(), c.data() + c.size());
+  }
   if (y.ndim() != 1) throw InvalidArgument("y must be 1-D");
   const std::size_t n_rows = X.ndim() == 2 ? static_cast<std::size_t>(X.shape(0)) : 0;
   if (static_cast<std::size_t>(y.shape(0)) != n_rows)
@@ -81,7 +90,8 @@ void bind_train(py::module_& m) {
   m.def("train", &train_py, py::arg("X"), py::arg("y"), py::arg("sample_weight"), py::arg("n_classes"),
         py::arg("loss"), py::arg("n_estimators"), py::arg("max_depth"), py::arg("n_bins"),
         py::arg("learning_rate"), py::arg("n_threads"), py::arg("smoothing") = -1.0,
-        py::arg("bin_subsample") = 200000, py::arg("bin_seed") = -1, py::arg("callback") = py::none(),
+        py::arg("bin_subsample") = 200000, py::arg("bin_seed") = -1, py::arg("callback") = py::none(), py::arg("veb_lambda") = 0.5,
+        py::arg("cost_matrix") = py::none(),
         "Fit a boosted ensemble; returns (Model, history, stop_reason). X float32/float64, y int32 class indices.");
 }
 

@@ -67,6 +67,7 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
         params = self._check_params()
         X, y_encoded, classes, sample_weight = check_fit_data(self, X, y, sample_weight)
         self._check_classes(classes, y_encoded, sample_weight, y)
+        extra = {**(extra or {}), **self._core_extra()}
         callback = self._progress_callback() if self.verbose else None
         model, history, stop_reason = _core.train(
             X,
@@ -81,7 +82,7 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
             params["n_threads"],
             bin_seed=self._bin_seed(),
             callback=callback,
-            **(extra or {}),
+            **extra,
         )
         self.classes_ = classes
         self._model = model
@@ -93,6 +94,10 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
             "bin_accumulations": np.array([h["bin_accumulations"] for h in history], dtype=np.int64),
         }
         return self
+
+    def _core_extra(self):
+        """Hook: extra keyword arguments for the core's train()."""
+        return {}
 
     def _progress_callback(self):
         every = max(1, int(self.verbose) if self.verbose > 1 else 10)

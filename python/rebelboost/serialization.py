@@ -21,8 +21,10 @@ _METADATA_VERSION = 1
 
 def _registry():
     from rebelboost.adaboost import AdaBoostClassifier
+    from rebelboost.rebel import REBELClassifier
+    from rebelboost.veb import VEBBoostClassifier
 
-    return {"AdaBoostClassifier": AdaBoostClassifier}
+    return {cls.__name__: cls for cls in (AdaBoostClassifier, REBELClassifier, VEBBoostClassifier)}
 
 
 def _plain(value):

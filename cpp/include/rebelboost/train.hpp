@@ -20,9 +20,16 @@ struct TrainParams {
   int n_threads = 0;              // <= 0: all cores; the model never depends on it
   std::size_t bin_subsample = 200000;  // rows used to find bin edges when there are more
   std::int64_t bin_seed = -1;          // < 0: evenly spaced rows; >= 0: seeded random rows
+  // VEB-Boost: weight of the sample-variance penalty, in [0, 1] (0.5 in the paper's experiments).
+  double veb_lambda = 0.5;
+  // REBEL: cost matrix C (n_classes x n_classes, row-major; C[y][k] = cost of predicting k for class y):
+  // zero diagonal, finite, >= 0, no all-zero row. Empty: uniform costs (1 off the diagonal).
+  std::vector<double> cost_matrix;
   // Smoothing added to both weight sums of the closed-form step, as a fraction of the total weight;
-  // < 0 selects the default 1 / max(n_samples, sum of sample weights) (Schapire & Singer's 1/N, with
-  // sample weights counted as frequencies), which caps |a| near ln(N) / 2.
+  // < 0 selects the default 1 / (K' max(n_samples, sum of sample weights)), K' = 1 for the binary losses
+  // and n_classes for REBEL (Schapire & Singer's 1/(N K) for weights over (sample, class) pairs; sample
+  // weights count as frequencies). It caps |a| near ln(N K') / 2, and REBEL with K = 2 and uniform
+  // costs gets exactly AdaBoost's smoothing.
   double smoothing = -1.0;
 };
 

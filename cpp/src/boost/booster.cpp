@@ -48,6 +48,32 @@ void check_data(std::size_t n_rows, std::size_t n_cols, const std::int32_t* y, c
   }
 }
 
+// The cost matrix as n_classes x n_classes row-major: uniform (0 on the diagonal, 1 elsewhere) when
+// empty; otherwise checked: right size, finite, >= 0, zero diagonal, no all-zero row.
+std::vector<double> checked_cost_matrix(const std::vector<double>& cost, std::size_t K) {
+  if (cost.empty()) {
+    std::vector<double> uniform(K * K, 1.0);
+    for (std::size_t k = 0; k < K; ++k) uniform[k * K + k] = 0.0;
+    return uniform;
+  }
+  if (cost.size() != K * K)
+    throw InvalidArgument("cost_matrix has " + std::to_string(cost.size()) + " entries; expected " + std::to_string(K) +
+                          " x " + std::to_string(K) + " for " + std::to_string(K) + " classes");
+  for (std::size_t r = 0; r < K; ++r) {
+    bool any = false;
+    for (std::size_t c = 0; c < K; ++c) {
+      const double v = cost[r * K + c];
+      const std::string at = "cost_matrix[" + std::to_string(r) + ", " + std::to_string(c) + "]";
+      if (!std::isfinite(v)) throw InvalidArgument(at + " is not finite");
+      if (v < 0) throw InvalidArgument(at + " is negative; costs must be >= 0");
+      if (r == c && v != 0) throw InvalidArgument(at + " is on the diagonal and must be 0 (a correct prediction costs nothing)");
+      any = any || v > 0;
+    }
+    if (!any) throw InvalidArgument("cost_matrix row " + std::to_string(r) + " is all zeros; every class needs a positive misclassification cost");
+  }
+  return cost;
+}
+
 }  // namespace
 
 template <typename T>
@@ -58,32 +84,70 @@ TrainResult train(MatrixView<T> X, const std::int32_t* y, const double* sample_w
   const int n_threads = util::resolve_threads(params.n_threads);
   const std::size_t n = X.n_rows;
 
-  std::unique_ptr<loss::Loss> loss;
-  // Default smoothing: one unit-weight sample's share, 1 / max(sum of sample weights, n). Sample weights
-  // count as frequencies (weight 2 == the row twice gives the same model); weights that sum to less than
-  // n (e.g. normalised to 1) fall back to 1 / n instead of over-smoothing.
+  // Default smoothing: one unit-weight sample's share, 1 / max(sum of sample weights, n), per class for
+  // REBEL. Sample weights count as frequencies (weight 2 == the row twice gives the same model); weights
+  // that sum to less than n (e.g. normalised to 1) fall back to 1 / n instead of over-smoothing.
   double weight_total = static_cast<double>(n);
   if (sample_weight) {
     double s = 0.0;
     for (std::size_t i = 0; i < n; ++i) s += sample_weight[i];
     weight_total = std::max(weight_total, s);
   }
-  const double smoothing = params.smoothing < 0 ? 1.0 / weight_total : params.smoothing;
+  const bool multiclass = params.loss == LossKind::kRebel;
+  const double per_class = multiclass ? static_cast<double>(n_classes) : 1.0;
+  const double smoothing = params.smoothing < 0 ? 1.0 / (per_class * weight_total) : params.smoothing;
+
+  // REBEL's root search reads rows in class blocks: train on rows sorted by class (stable). The model
+  // does not depend on the row order (exact fixed-point sums, ties broken by feature and bin).
+  std::vector<std::size_t> rows;
+  std::vector<std::size_t> class_begin;
+  std::vector<std::int32_t> y_sorted;
+  std::vector<double> w_sorted;
+  if (multiclass) {
+    class_begin.assign(n_classes + 1, 0);
+    for (std::size_t i = 0; i < n; ++i) ++class_begin[static_cast<std::size_t>(y[i]) + 1];
+    for (std::size_t c = 0; c < n_classes; ++c) class_begin[c + 1] += class_begin[c];
+    std::vector<std::size_t> next(class_begin.begin(), class_begin.end() - 1);
+    rows.resize(n);
+    for (std::size_t i = 0; i < n; ++i) rows[next[static_cast<std::size_t>(y[i])]++] = i;
+    y_sorted.resize(n);
+    for (std::size_t r = 0; r < n; ++r) y_sorted[r] = y[rows[r]];
+    y = y_sorted.data();
+    if (sample_weight) {
+      w_sorted.resize(n);
+      for (std::size_t r = 0; r < n; ++r) w_sorted[r] = sample_weight[rows[r]];
+      sample_weight = w_sorted.data();
+    }
+  }
+
+  std::unique_ptr<loss::Loss> loss;
   switch (params.loss) {
     case LossKind::kAdaBoost:
+    case LossKind::kVebBoost:
       if (n_classes != 2)
-        throw InvalidArgument("AdaBoost is a binary loss and needs exactly 2 classes, got " + std::to_string(n_classes) +
-                              "; use the REBEL loss for multi-class problems");
-      loss = loss::make_adaboost(y, sample_weight, n, smoothing, n_threads);
+        throw InvalidArgument(std::string(loss_name(params.loss)) + " is a binary loss and needs exactly 2 classes, got " +
+                              std::to_string(n_classes) + "; use the REBEL loss for multi-class problems");
+      if (params.loss == LossKind::kAdaBoost) {
+        loss = loss::make_adaboost(y, sample_weight, n, smoothing, n_threads);
+      } else {
+        if (!(params.veb_lambda >= 0.0 && params.veb_lambda <= 1.0))
+          throw InvalidArgument("veb_lambda must be in [0, 1], got " + std::to_string(params.veb_lambda));
+        loss = loss::make_veb(y, sample_weight, n, smoothing, n_threads, params.veb_lambda);
+      }
       break;
+    case LossKind::kRebel: {
+      if (n_classes < 2) throw InvalidArgument("REBEL needs at least 2 classes, got " + std::to_string(n_classes));
+      const std::vector<double> cost = checked_cost_matrix(params.cost_matrix, n_classes);
+      loss = loss::make_rebel(y, sample_weight, n, n_classes, cost, smoothing, n_threads);
+      break;
+    }
     default:
-      throw InvalidArgument(std::string("training with the ") + loss_name(params.loss) +
-                            " loss is not available in this build");
+      throw InvalidArgument("unknown loss kind " + std::to_string(static_cast<std::uint32_t>(params.loss)));
   }
 
   data::BinMapper bins(params.n_bins, params.bin_subsample, params.bin_seed);
   bins.fit(X, n_threads);
-  const data::BinnedMatrix binned = bins.transform(X, n_threads);
+  const data::BinnedMatrix binned = bins.transform(X, n_threads, rows.empty() ? nullptr : rows.data());
 
   TrainResult result;
   Model& model = result.model;
@@ -93,7 +157,7 @@ TrainResult train(MatrixView<T> X, const std::int32_t* y, const double* sample_w
   model.bias = loss->init_bias();
   result.stop_reason = "n_estimators";
 
-  tree::TreeGrower grower(binned, bins, n_threads);
+  tree::TreeGrower grower(binned, bins, n_threads, class_begin);
   for (int t = 0; t < params.n_estimators; ++t) {
     tree::GrowResult grown = grower.grow(*loss, params.max_depth);
     const std::int8_t* f = grown.outputs.data();
@@ -118,7 +182,7 @@ TrainResult train(MatrixView<T> X, const std::int32_t* y, const double* sample_w
       result.stop_reason = "callback";
       break;
     }
-    if (info.weighted_error == 0.0) {
+    if (step.perfect_fit) {
       result.stop_reason = "perfect_fit";
       break;
     }

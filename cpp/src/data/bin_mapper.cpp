@@ -145,7 +145,7 @@ void BinMapper::fit(MatrixView<T> X, int n_threads) {
 }
 
 template <typename T>
-BinnedMatrix BinMapper::transform(MatrixView<T> X, int n_threads) const {
+BinnedMatrix BinMapper::transform(MatrixView<T> X, int n_threads, const std::size_t* rows) const {
   if (X.n_cols != edges_.size())
     throw InvalidArgument("X has " + std::to_string(X.n_cols) + " features, but the bin mapper was fitted with " +
                           std::to_string(edges_.size()));
@@ -182,7 +182,7 @@ BinnedMatrix BinMapper::transform(MatrixView<T> X, int n_threads) const {
         double v[kLanes];
         std::size_t lo[kLanes];
         for (std::size_t j = 0; j < kLanes; ++j) {
-          v[j] = j < lanes ? static_cast<double>(X(row + j, col)) : 0.0;
+          v[j] = j < lanes ? static_cast<double>(X(rows ? rows[row + j] : row + j, col)) : 0.0;
           lo[j] = 0;
         }
         for (std::size_t step = first_step; step > 0; step /= 2)
@@ -191,7 +191,7 @@ BinnedMatrix BinMapper::transform(MatrixView<T> X, int n_threads) const {
           if (std::isnan(v[j])) {
             dst[row + j] = missing;
           } else {
-            if (std::isinf(v[j])) throw_inf(row + j, col);
+            if (std::isinf(v[j])) throw_inf(rows ? rows[row + j] : row + j, col);
             dst[row + j] = static_cast<std::uint8_t>(lo[j]);
           }
         }
@@ -209,7 +209,7 @@ double BinMapper::threshold(std::size_t feature, int bin) const {
 
 template void BinMapper::fit<float>(MatrixView<float>, int);
 template void BinMapper::fit<double>(MatrixView<double>, int);
-template BinnedMatrix BinMapper::transform<float>(MatrixView<float>, int) const;
-template BinnedMatrix BinMapper::transform<double>(MatrixView<double>, int) const;
+template BinnedMatrix BinMapper::transform<float>(MatrixView<float>, int, const std::size_t*) const;
+template BinnedMatrix BinMapper::transform<double>(MatrixView<double>, int, const std::size_t*) const;
 
 }  // namespace rebelboost::data

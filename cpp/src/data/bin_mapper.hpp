@@ -24,9 +24,10 @@ class BinMapper {
   template <typename T>
   void fit(MatrixView<T> X, int n_threads);
 
-  // Bins X with the learned edges. Throws InvalidArgument on +-inf or a column-count mismatch.
+  // Bins X with the learned edges; output row r is X's row rows[r] (rows == null: row r). Throws
+  // InvalidArgument on +-inf or a column-count mismatch.
   template <typename T>
-  BinnedMatrix transform(MatrixView<T> X, int n_threads) const;
+  BinnedMatrix transform(MatrixView<T> X, int n_threads, const std::size_t* rows = nullptr) const;
 
   int n_bins() const { return n_bins_; }
   std::uint8_t missing_bin() const { return static_cast<std::uint8_t>(n_bins_ - 1); }

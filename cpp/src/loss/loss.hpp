@@ -26,6 +26,7 @@ class Loss : public tree::SplitObjective {
     std::vector<double> step;      // closed-form a* (K entries), with the documented smoothing
     bool has_edge = false;         // a* != 0 strictly lowers the loss
     double weighted_error = 0;     // binary losses: weighted fraction f gets wrong; 0 for others
+    bool perfect_fit = false;      // f leaves no loss to remove (binary: zero weighted error)
     std::vector<double> sum_pos;   // s+ (Eq. 4.8), K entries: what update() needs besides the step
     std::vector<double> sum_neg;   // s-
   };
@@ -45,5 +46,14 @@ class Loss : public tree::SplitObjective {
 // (null = uniform); smoothing as a fraction of the total weight.
 std::unique_ptr<Loss> make_adaboost(const std::int32_t* y, const double* sample_weight, std::size_t n,
                                     double smoothing, int n_threads);
+
+// REBEL (thesis Ch. 4): K >= 2 classes, cost matrix C row-major K x K (zero diagonal, >= 0, no zero
+// row; validated by the caller); rows must be sorted by class for the root search.
+std::unique_ptr<Loss> make_rebel(const std::int32_t* y, const double* sample_weight, std::size_t n, std::size_t K,
+                                 const std::vector<double>& cost, double smoothing, int n_threads);
+
+// VEB-Boost (seed 000) with variance weight lam in [0, 1]; binary labels as for AdaBoost.
+std::unique_ptr<Loss> make_veb(const std::int32_t* y, const double* sample_weight, std::size_t n, double smoothing,
+                               int n_threads, double lam);
 
 }  // namespace rebelboost::loss

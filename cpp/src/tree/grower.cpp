@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "tree/histogram.hpp"
+#include "tree/multiclass_split.hpp"
 #include "tree/split.hpp"
 #include "util/parallel.hpp"
 
@@ -21,8 +22,9 @@ std::int8_t sign_or(std::int64_t v, std::int8_t fallback) {
 
 }  // namespace
 
-TreeGrower::TreeGrower(const data::BinnedMatrix& X, const data::BinMapper& bins, int n_threads)
-    : X_(X), bins_(bins), n_threads_(n_threads) {
+TreeGrower::TreeGrower(const data::BinnedMatrix& X, const data::BinMapper& bins, int n_threads,
+                       std::vector<std::size_t> class_begin)
+    : X_(X), bins_(bins), n_threads_(n_threads), class_begin_(std::move(class_begin)) {
   order_.resize(X.n_samples);
   scratch_.resize(X.n_samples);
   q_ordered_.resize(X.n_samples);
@@ -44,8 +46,26 @@ GrowResult TreeGrower::grow(SplitObjective& objective, int max_depth) {
   auto row_at = [&](std::size_t i) { return identity ? static_cast<std::uint32_t>(i) : order_[i]; };
 
   for (int layer = 0; layer < max_depth; ++layer) {
-    const std::int64_t* q = objective.split_values(layer, result.outputs.data());
     const bool last_layer = layer == max_depth - 1;
+    if (layer == 0 && objective.root_width() > 1) {
+      // REBEL: the root is searched jointly over the K-vector step (multiclass_split.hpp).
+      const RootSplit r = best_multiclass_root(X_, bins_, objective.root_vectors(), objective.root_width(),
+                                               class_begin_, n_threads_);
+      result.bin_accumulations += r.bin_accumulations;
+      if (!r.found) break;  // f = +1 everywhere
+      SplitInfo s;
+      s.feature = r.feature;
+      s.bin = r.bin;
+      s.nan_left = r.nan_left;
+      s.left_sum = -1;  // f = -1 on the left, +1 on the right
+      s.right_sum = 1;
+      const double gain = 2.0 * (r.loss_unsplit - r.loss) / kFixedPointScale;
+      leaves = split_leaf(result, leaves[0], s, gain, identity, last_layer);
+      if (last_layer) break;
+      identity = false;
+      continue;
+    }
+    const std::int64_t* q = objective.split_values(layer, result.outputs.data());
 
     std::vector<std::size_t> open;  // leaves that may split in this layer
     for (std::size_t l = 0; l < leaves.size(); ++l)
@@ -119,58 +139,65 @@ GrowResult TreeGrower::grow(SplitObjective& objective, int max_depth) {
         next.push_back(leaf);
         continue;
       }
-      const auto left_id = static_cast<std::uint32_t>(result.tree.nodes.size());
-      Node left_node, right_node;
-      left_node.value = sign_or(s.left_sum, 1);
-      right_node.value = sign_or(s.right_sum, -1);
-      result.tree.nodes.push_back(left_node);
-      result.tree.nodes.push_back(right_node);
-      Node& node = result.tree.nodes[leaf.node];
-      node.feature = s.feature;
-      node.threshold = bins_.threshold(static_cast<std::size_t>(s.feature), s.bin);
-      node.nan_left = s.nan_left ? 1 : 0;
-      node.left = left_id;
-      node.right = left_id + 1;
-      node.gain = static_cast<double>(s.score - abs64(leaf_sum[l])) / (2.0 * kFixedPointScale);
-      node.value = 0;
-
-      const std::uint8_t* column = X_.column(static_cast<std::size_t>(s.feature));
-      const auto bin = static_cast<std::uint8_t>(s.bin);
-      const bool nan_left = s.nan_left;
-      auto goes_left = [&](std::uint32_t row) {
-        const std::uint8_t code = column[row];
-        return code == missing ? nan_left : code <= bin;
-      };
-      if (last_layer) {
-        for (std::size_t i = leaf.begin; i < leaf.end; ++i) {
-          const std::uint32_t row = row_at(i);
-          result.outputs[row] = goes_left(row) ? left_node.value : right_node.value;
-        }
-        continue;
-      }
-      // Stable partition of the leaf's rows: left block, then right block.
-      std::size_t n_left = 0, n_right = 0;
-      for (std::size_t i = leaf.begin; i < leaf.end; ++i) {
-        const std::uint32_t row = row_at(i);
-        if (goes_left(row)) {
-          order_[leaf.begin + n_left++] = row;
-          result.outputs[row] = left_node.value;
-        } else {
-          scratch_[n_right++] = row;
-          result.outputs[row] = right_node.value;
-        }
-      }
-      std::copy(scratch_.begin(), scratch_.begin() + static_cast<std::ptrdiff_t>(n_right),
-                order_.begin() + static_cast<std::ptrdiff_t>(leaf.begin + n_left));
-      const std::size_t mid = leaf.begin + n_left;
-      next.push_back({left_id, leaf.begin, mid, leaf.depth + 1});
-      next.push_back({left_id + 1, mid, leaf.end, leaf.depth + 1});
+      const double gain = static_cast<double>(s.score - abs64(leaf_sum[l])) / (2.0 * kFixedPointScale);
+      for (const Leaf& child : split_leaf(result, leaf, s, gain, identity, last_layer)) next.push_back(child);
     }
     if (!any_split) break;
     if (!last_layer) identity = false;
     leaves = std::move(next);
   }
   return result;
+}
+
+std::vector<TreeGrower::Leaf> TreeGrower::split_leaf(GrowResult& result, const Leaf& leaf, const SplitInfo& s,
+                                                     double gain, bool identity, bool last_layer) {
+  const std::uint8_t missing = bins_.missing_bin();
+  auto row_at = [&](std::size_t i) { return identity ? static_cast<std::uint32_t>(i) : order_[i]; };
+  const auto left_id = static_cast<std::uint32_t>(result.tree.nodes.size());
+  Node left_node, right_node;
+  left_node.value = sign_or(s.left_sum, 1);
+  right_node.value = sign_or(s.right_sum, -1);
+  result.tree.nodes.push_back(left_node);
+  result.tree.nodes.push_back(right_node);
+  Node& node = result.tree.nodes[leaf.node];
+  node.feature = s.feature;
+  node.threshold = bins_.threshold(static_cast<std::size_t>(s.feature), s.bin);
+  node.nan_left = s.nan_left ? 1 : 0;
+  node.left = left_id;
+  node.right = left_id + 1;
+  node.gain = gain;
+  node.value = 0;
+
+  const std::uint8_t* column = X_.column(static_cast<std::size_t>(s.feature));
+  const auto bin = static_cast<std::uint8_t>(s.bin);
+  const bool nan_left = s.nan_left;
+  auto goes_left = [&](std::uint32_t row) {
+    const std::uint8_t code = column[row];
+    return code == missing ? nan_left : code <= bin;
+  };
+  if (last_layer) {
+    for (std::size_t i = leaf.begin; i < leaf.end; ++i) {
+      const std::uint32_t row = row_at(i);
+      result.outputs[row] = goes_left(row) ? left_node.value : right_node.value;
+    }
+    return {};
+  }
+  // Stable partition of the leaf's rows: left block, then right block.
+  std::size_t n_left = 0, n_right = 0;
+  for (std::size_t i = leaf.begin; i < leaf.end; ++i) {
+    const std::uint32_t row = row_at(i);
+    if (goes_left(row)) {
+      order_[leaf.begin + n_left++] = row;
+      result.outputs[row] = left_node.value;
+    } else {
+      scratch_[n_right++] = row;
+      result.outputs[row] = right_node.value;
+    }
+  }
+  std::copy(scratch_.begin(), scratch_.begin() + static_cast<std::ptrdiff_t>(n_right),
+            order_.begin() + static_cast<std::ptrdiff_t>(leaf.begin + n_left));
+  const std::size_t mid = leaf.begin + n_left;
+  return {{left_id, leaf.begin, mid, leaf.depth + 1}, {left_id + 1, mid, leaf.end, leaf.depth + 1}};
 }
 
 }  // namespace rebelboost::tree

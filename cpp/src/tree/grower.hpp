@@ -8,6 +8,7 @@
 #include "data/bin_mapper.hpp"
 #include "data/binned_matrix.hpp"
 #include "rebelboost/model.hpp"
+#include "tree/split.hpp"
 
 namespace rebelboost::tree {
 
@@ -19,6 +20,12 @@ class SplitObjective {
   // step is free; deeper layers hold the step of the current tree `f` (f[n] in {+1,-1}) fixed). The
   // array belongs to the objective and stays valid until its next non-const call.
   virtual const std::int64_t* split_values(int layer, const std::int8_t* f) = 0;
+
+  // Multi-class objectives (REBEL) search the root split jointly over the K-vector step: K > 1 here,
+  // and root_vectors() returns per-sample fixed-point K-vectors v_n (w+_nk for k != y_n, w-_n in slot
+  // y_n) for rows sorted by class. 0 (the default) means the root uses split_values(0, .).
+  virtual std::size_t root_width() const { return 0; }
+  virtual const std::int64_t* root_vectors() { return nullptr; }
 };
 
 struct GrowResult {
@@ -31,7 +38,9 @@ struct GrowResult {
 // OpenMP over features inside), and its result does not depend on n_threads.
 class TreeGrower {
  public:
-  TreeGrower(const data::BinnedMatrix& X, const data::BinMapper& bins, int n_threads);
+  // class_begin (K + 1 row offsets of the class blocks) is needed only by multi-class objectives.
+  TreeGrower(const data::BinnedMatrix& X, const data::BinMapper& bins, int n_threads,
+             std::vector<std::size_t> class_begin = {});
 
   // Layer 0 picks the best root split; each further layer splits every leaf (depth < max_depth)
   // whose best split strictly improves the loss at the current step, and re-chooses unsplit leaves'
@@ -46,9 +55,16 @@ class TreeGrower {
     int depth;
   };
 
+  // Turns `leaf` into a split node with children valued sign(left_sum) / sign(right_sum); writes the
+  // children's values into result.outputs and, unless last_layer, partitions the leaf's rows and
+  // returns the two child leaves.
+  std::vector<Leaf> split_leaf(GrowResult& result, const Leaf& leaf, const SplitInfo& s, double gain,
+                               bool identity, bool last_layer);
+
   const data::BinnedMatrix& X_;
   const data::BinMapper& bins_;
   int n_threads_;
+  std::vector<std::size_t> class_begin_;
   std::vector<std::uint32_t> order_;    // sample indices grouped by leaf
   std::vector<std::uint32_t> scratch_;  // partition buffer
   std::vector<std::int64_t> q_ordered_; // split values in order_ order (layers >= 1)

@@ -1,0 +1,101 @@
+// The binary exponential-loss machinery shared by AdaBoost and VEB-Boost (see binary_exp.hpp).
+#include "loss/binary_exp.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "tree/histogram.hpp"
+#include "util/parallel.hpp"
+
+namespace rebelboost::loss {
+
+void right_wrong_sums(const std::int8_t* f, const std::int8_t* y, const double* u, std::size_t n, double& right,
+                      double& wrong) {
+  // acc[k][right?]: four interleaved, branch-free partial sums that break the add latency chain.
+  double acc[4][2] = {{0, 0}, {0, 0}, {0, 0}, {0, 0}};
+  std::size_t i = 0;
+  for (; i + 4 <= n; i += 4)
+    for (std::size_t k = 0; k < 4; ++k) acc[k][f[i + k] == y[i + k]] += u[i + k];
+  for (; i < n; ++i) acc[0][f[i] == y[i]] += u[i];
+  right = (acc[0][1] + acc[1][1]) + (acc[2][1] + acc[3][1]);
+  wrong = (acc[0][0] + acc[1][0]) + (acc[2][0] + acc[3][0]);
+}
+
+BinaryExpLoss::BinaryExpLoss(const std::int32_t* y, const double* sample_weight, std::size_t n, double smoothing,
+                             int n_threads, double step_scale)
+    : n_(n), n_threads_(n_threads), smoothing_(smoothing), step_scale_(step_scale), y_(n), s_(n), w_(n), q_(n) {
+  for (std::size_t i = 0; i < n; ++i) {
+    y_[i] = y[i] == 1 ? std::int8_t{1} : std::int8_t{-1};
+    s_[i] = sample_weight ? sample_weight[i] : 1.0;
+  }
+  const double total = util::deterministic_sum(s_.data(), n, n_threads);
+  for (double& v : s_) v /= total;
+}
+
+std::vector<double> BinaryExpLoss::init_bias() {
+  // The homogeneous learner f = +1 gets every positive sample right: a_0 is its step.
+  std::copy(s_.begin(), s_.end(), w_.begin());
+  refresh_search_weights(false);
+  const std::vector<std::int8_t> plus(n_, 1);
+  const Step first = step(plus.data());
+  double right = 0.0, wrong = 0.0;
+  w_sums(plus.data(), right, wrong);
+  apply(nullptr, first.step[0], right, wrong);
+  refresh_search_weights(true);
+  return first.step;
+}
+
+const std::int64_t* BinaryExpLoss::split_values(int layer, const std::int8_t* f) {
+  // Deeper layers hold the tree's step a fixed: g = 2 sinh(c a) y u has the sign of a, and a > 0
+  // whenever the leaves follow their weighted majority (always, unless every sum is zero).
+  if (layer == 0 || step(f).step[0] >= 0) return q_.data();
+  q_negated_.resize(n_);
+  for (std::size_t i = 0; i < n_; ++i) q_negated_[i] = -q_[i];
+  return q_negated_.data();
+}
+
+Loss::Step BinaryExpLoss::step(const std::int8_t* f) const {
+  double right = 0.0, wrong = 0.0;
+  right_wrong_sums(f, y_.data(), search_weights().data(), n_, right, wrong);
+  const double total = right + wrong;
+  Step s;
+  s.step = {step_scale_ * std::log((right + smoothing_ * total) / (wrong + smoothing_ * total))};
+  s.has_edge = right > wrong;
+  s.weighted_error = total > 0 ? wrong / total : 0.0;
+  s.perfect_fit = wrong == 0.0;
+  s.sum_pos = {wrong};
+  s.sum_neg = {right};
+  return s;
+}
+
+void BinaryExpLoss::w_sums(const std::int8_t* f, double& right, double& wrong) const {
+  right_wrong_sums(f, y_.data(), w_.data(), n_, right, wrong);
+}
+
+void BinaryExpLoss::update(const std::int8_t* f, const std::vector<double>& a, const Step& sums) {
+  double right = sums.sum_neg[0], wrong = sums.sum_pos[0];
+  if (&search_weights() != &w_) w_sums(f, right, wrong);  // the step's sums were of u, not w
+  apply(f, a[0], right, wrong);
+  refresh_search_weights(true);
+}
+
+double BinaryExpLoss::apply(const std::int8_t* f, double a, double right_w, double wrong_w) {
+  const double total = right_w * std::exp(-a) + wrong_w * std::exp(a);
+  const double shrink = std::exp(-a) / total, grow = std::exp(a) / total;
+  double* w = w_.data();
+  std::int64_t* q = q_.data();
+  const std::int8_t* y = y_.data();
+  const double scale = tree::kFixedPointScale;
+  util::parallel_for(n_blocks(), pass_threads(), [&](std::ptrdiff_t b) {
+    const std::size_t end = block_end(b);
+    for (std::size_t i = block_begin(b); i < end; ++i) {
+      const int margin = y[i] * (f ? f[i] : 1);
+      w[i] *= margin > 0 ? shrink : grow;
+      q[i] = tree::to_fixed_point(scale * y[i] * w[i]);
+    }
+  });
+  z_ *= total;
+  return total;
+}
+
+}  // namespace rebelboost::loss

@@ -1,0 +1,195 @@
+// REBEL: cost-sensitive multi-class boosting with the exponential coupled sum (thesis §4.3, Eq. 4.5-4.11).
+//
+// Subcosts per sample (cost row c_n = C[y_n, :], zero diagonal):
+//   c+_n = sqrt(K-1) / (2 ||c_n||) [c_n]^2,   c-_n = ||c_n|| / (2 sqrt(K-1)) delta_{y_n}
+// weights w+_n = c+_n o exp[H_n], w-_n = c-_n o exp[-H_n] (w-_n lives in slot y_n only), normalised so
+// that all of them sum to 1. For a tree f: s+ = sum_{f=+1} w+ + sum_{f=-1} w-, s- likewise (Eq. 4.8),
+// a* = 1/2 (ln s- - ln s+) per class (Eq. 4.9, smoothed), L(f) = 2 sum_k sqrt(s+_k s-_k) (Eq. 4.10).
+// Rows arrive sorted by class (the booster does it) so the root search can use class blocks.
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "loss/loss.hpp"
+#include "rebelboost/error.hpp"
+#include "tree/histogram.hpp"
+#include "util/parallel.hpp"
+
+namespace rebelboost::loss {
+
+namespace {
+
+class RebelLoss final : public Loss {
+ public:
+  RebelLoss(const std::int32_t* y, const double* sample_weight, std::size_t n, std::size_t K,
+            const std::vector<double>& cost, double smoothing, int n_threads)
+      : n_(n), K_(K), n_threads_(n_threads), smoothing_(smoothing), y_(y, y + n), wplus_(n * K), wminus_(n),
+        v_(n * K), q_(n) {
+    // Subcosts per class (they depend on the row only), scaled by the sample weight.
+    std::vector<double> cplus(K * K), cminus(K);
+    const double root_k1 = std::sqrt(static_cast<double>(K - 1));
+    for (std::size_t c = 0; c < K; ++c) {
+      double norm2 = 0.0;
+      for (std::size_t k = 0; k < K; ++k) norm2 += cost[c * K + k] * cost[c * K + k];
+      const double norm = std::sqrt(norm2);
+      for (std::size_t k = 0; k < K; ++k) cplus[c * K + k] = root_k1 / (2.0 * norm) * cost[c * K + k] * cost[c * K + k];
+      cminus[c] = norm / (2.0 * root_k1);
+    }
+    double total = 0.0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const double s = sample_weight ? sample_weight[i] : 1.0;
+      const auto c = static_cast<std::size_t>(y[i]);
+      for (std::size_t k = 0; k < K; ++k) wplus_[i * K + k] = s * cplus[c * K + k];
+      wminus_[i] = s * cminus[c];
+    }
+    total = weight_total();
+    for (double& v : wplus_) v /= total;
+    for (double& v : wminus_) v /= total;
+  }
+
+  std::size_t n_outputs() const override { return K_; }
+  std::size_t root_width() const override { return K_; }
+
+  std::vector<double> init_bias() override {
+    const std::vector<std::int8_t> plus(n_, 1);
+    Step first = step(plus.data());
+    update(plus.data(), first.step, first);  // z_: the loss relative to H = 0, where the weights sum to 1
+    return first.step;
+  }
+
+  const std::int64_t* root_vectors() override {
+    // v_nk = w+_nk for k != y_n and w-_n in slot y_n (where w+ is 0 because c_yy = 0), fixed point.
+    const double scale = tree::kFixedPointScale;
+    util::parallel_for(n_blocks(), pass_threads(), [&](std::ptrdiff_t b) {
+      const std::size_t end = block_end(b);
+      for (std::size_t i = block_begin(b); i < end; ++i) {
+        for (std::size_t k = 0; k < K_; ++k) v_[i * K_ + k] = tree::to_fixed_point(scale * wplus_[i * K_ + k]);
+        v_[i * K_ + static_cast<std::size_t>(y_[i])] = tree::to_fixed_point(scale * wminus_[i]);
+      }
+    });
+    return v_.data();
+  }
+
+  const std::int64_t* split_values(int layer, const std::int8_t* f) override {
+    if (layer == 0)
+      throw InvalidArgument("internal error: REBEL's root split is multi-class (root_vectors), not scalar");
+    // With a fixed: g_n = l_n(-1) - l_n(+1) = sum_k 2 sinh(a_k) (w-_nk - w+_nk), then fixed point with
+    // sum |q| <= 2^52.
+    const std::vector<double> a = step(f).step;
+    std::vector<double> sh(K_);
+    for (std::size_t k = 0; k < K_; ++k) sh[k] = 2.0 * std::sinh(a[k]);
+    std::vector<double> g(n_);
+    std::vector<double> block_abs(static_cast<std::size_t>(n_blocks()));
+    util::parallel_for(n_blocks(), pass_threads(), [&](std::ptrdiff_t b) {
+      double acc = 0.0;
+      const std::size_t end = block_end(b);
+      for (std::size_t i = block_begin(b); i < end; ++i) {
+        double v = sh[static_cast<std::size_t>(y_[i])] * wminus_[i];
+        for (std::size_t k = 0; k < K_; ++k) v -= sh[k] * wplus_[i * K_ + k];
+        g[i] = v;
+        acc += std::fabs(v);
+      }
+      block_abs[static_cast<std::size_t>(b)] = acc;
+    });
+    double total = 0.0;
+    for (double v : block_abs) total += v;
+    const double scale = total > 0.0 ? tree::kFixedPointScale / total : 0.0;
+    for (std::size_t i = 0; i < n_; ++i) q_[i] = tree::to_fixed_point(scale * g[i]);
+    return q_.data();
+  }
+
+  Step step(const std::int8_t* f) const override {
+    // s+_k and s-_k (Eq. 4.8) in index order: deterministic.
+    std::vector<double> sp(K_, 0.0), sm(K_, 0.0);
+    for (std::size_t i = 0; i < n_; ++i) {
+      const double* wp = &wplus_[i * K_];
+      const auto c = static_cast<std::size_t>(y_[i]);
+      if (f[i] > 0) {
+        for (std::size_t k = 0; k < K_; ++k) sp[k] += wp[k];
+        sm[c] += wminus_[i];
+      } else {
+        for (std::size_t k = 0; k < K_; ++k) sm[k] += wp[k];
+        sp[c] += wminus_[i];
+      }
+    }
+    Step s;
+    s.step.resize(K_);
+    double total = 0.0, gap = 0.0;
+    for (std::size_t k = 0; k < K_; ++k) total += sp[k] + sm[k];
+    const double eps = smoothing_ * total;
+    for (std::size_t k = 0; k < K_; ++k) {
+      s.step[k] = 0.5 * std::log((sm[k] + eps) / (sp[k] + eps));
+      gap = std::max(gap, std::fabs(sp[k] - sm[k]));
+    }
+    s.has_edge = gap > 1e-12 * total;
+    s.perfect_fit = std::all_of(sp.begin(), sp.end(), [](double v) { return v == 0.0; });
+    s.sum_pos = std::move(sp);
+    s.sum_neg = std::move(sm);
+    return s;
+  }
+
+  void update(const std::int8_t* f, const std::vector<double>& a, const Step& sums) override {
+    // New total predicted from the sums: sum_k s+_k e^{a_k} + s-_k e^{-a_k}; every weight is rescaled by
+    // it in the same pass, so the weights keep summing to 1 and nothing overflows.
+    double total = 0.0;
+    std::vector<double> up(K_), down(K_);
+    for (std::size_t k = 0; k < K_; ++k) {
+      up[k] = std::exp(a[k]);
+      down[k] = std::exp(-a[k]);
+      total += sums.sum_pos[k] * up[k] + sums.sum_neg[k] * down[k];
+    }
+    for (std::size_t k = 0; k < K_; ++k) {
+      up[k] /= total;
+      down[k] /= total;
+    }
+    util::parallel_for(n_blocks(), pass_threads(), [&](std::ptrdiff_t b) {
+      const std::size_t end = block_end(b);
+      for (std::size_t i = block_begin(b); i < end; ++i) {
+        const bool plus = f[i] > 0;
+        double* wp = &wplus_[i * K_];
+        for (std::size_t k = 0; k < K_; ++k) wp[k] *= plus ? up[k] : down[k];  // w+ = c+ e^{H}
+        const auto c = static_cast<std::size_t>(y_[i]);
+        wminus_[i] *= plus ? down[c] : up[c];                                  // w- = c- e^{-H}
+      }
+    });
+    z_ *= total;
+  }
+
+  double value() const override { return z_; }
+
+ private:
+  double weight_total() const {
+    double t = 0.0;
+    for (double v : wplus_) t += v;
+    for (double v : wminus_) t += v;
+    return t;
+  }
+
+  static constexpr std::size_t kBlock = 8192;
+  std::ptrdiff_t n_blocks() const { return static_cast<std::ptrdiff_t>((n_ + kBlock - 1) / kBlock); }
+  static std::size_t block_begin(std::ptrdiff_t b) { return static_cast<std::size_t>(b) * kBlock; }
+  std::size_t block_end(std::ptrdiff_t b) const { return std::min(n_, block_begin(b) + kBlock); }
+  int pass_threads() const { return n_ * K_ > (1u << 17) ? n_threads_ : 1; }
+
+  std::size_t n_;
+  std::size_t K_;
+  int n_threads_;
+  double smoothing_;
+  std::vector<std::int32_t> y_;
+  std::vector<double> wplus_;   // n x K
+  std::vector<double> wminus_;  // n (slot y_n)
+  std::vector<std::int64_t> v_; // n x K root vectors
+  std::vector<std::int64_t> q_;
+  double z_ = 1.0;
+};
+
+}  // namespace
+
+std::unique_ptr<Loss> make_rebel(const std::int32_t* y, const double* sample_weight, std::size_t n, std::size_t K,
+                                 const std::vector<double>& cost, double smoothing, int n_threads) {
+  return std::make_unique<RebelLoss>(y, sample_weight, n, K, cost, smoothing, n_threads);
+}
+
+}  // namespace rebelboost::loss

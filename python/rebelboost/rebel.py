@@ -1,0 +1,132 @@
+"""REBEL: cost-sensitive multi-class boosting of shallow trees (Appel, thesis Ch. 4)."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from scipy.special import softmax
+
+from rebelboost._base import BaseBoostingClassifier
+
+__all__ = ["REBELClassifier"]
+
+
+class REBELClassifier(BaseBoostingClassifier):
+    """Cost-sensitive multi-class boosting with vector-valued steps (REBEL).
+
+    The model is ``H(x) = a_0 + sum_t f_t(x) a_t`` with binary trees ``f_t`` (leaves +-1) and step vectors
+    ``a_t`` in R^K; the prediction is ``argmax_k H_k(x)``, the minimum-risk class under the cost matrix.
+    Each tree's first split is searched jointly with its step vector (loss ``2 sum_k sqrt(s+_k s-_k)``);
+    deeper layers are grown one at a time with the step held fixed; the step is then re-optimised in
+    closed form, ``a = 1/2 (ln(s- + eps) - ln(s+ + eps))`` with ``eps = 1 / (K N)`` of the total weight
+    (Schapire-Singer smoothing; it keeps a tree that isolates a class from swamping the scores).
+
+    Parameters
+    ----------
+    n_estimators : int, default=200
+    max_depth : int, default=2
+        Depth of every tree (1 to 8).
+    cost_matrix : array of shape (n_classes, n_classes), dict or None, default=None
+        ``cost_matrix[i, j]`` is the cost of predicting ``classes_[j]`` when the truth is ``classes_[i]``
+        (rows and columns in the order of ``classes_``, i.e. sorted labels). Zero diagonal, non-negative,
+        finite, no all-zero row. A dict ``{(true_label, predicted_label): cost}`` sets those entries and
+        leaves every other off-diagonal entry at 1. None means uniform costs (plain multi-class).
+    n_bins, learning_rate, n_jobs, random_state, verbose
+        As in :class:`rebelboost.AdaBoostClassifier`.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    cost_matrix_ : ndarray of shape (n_classes, n_classes)
+        The validated cost matrix used for training.
+    n_estimators_, estimator_weights_ (n_estimators_, n_classes), feature_importances_, fit_info_
+        As in :class:`rebelboost.AdaBoostClassifier` (``train_loss`` is Eq. 4.5 normalised to 1 at H = 0).
+    """
+
+    _loss = "rebel"
+
+    def __init__(
+        self,
+        n_estimators=200,
+        max_depth=2,
+        cost_matrix=None,
+        n_bins=256,
+        learning_rate=1.0,
+        n_jobs=None,
+        random_state=None,
+        verbose=0,
+    ):
+        self.n_estimators = n_estimators
+        self.max_depth = max_depth
+        self.cost_matrix = cost_matrix
+        self.n_bins = n_bins
+        self.learning_rate = learning_rate
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.verbose = verbose
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit on X (NaN = missing) and labels y of any type (2 or more classes)."""
+        self._pending_cost = self.cost_matrix
+        try:
+            return self._fit(X, y, sample_weight)
+        finally:
+            del self._pending_cost
+
+    def _check_classes(self, classes, y_encoded, sample_weight, y):
+        if len(classes) < 2:
+            raise ValueError(f"y has only 1 class ({classes[0]!r}); REBELClassifier needs at least 2 classes to train.")
+        if sample_weight is not None:
+            present = np.bincount(y_encoded, weights=sample_weight, minlength=len(classes)) > 0
+            if present.sum() < 2:
+                raise ValueError("sample_weight leaves only 1 class with positive weight; REBELClassifier needs 2.")
+        self.cost_matrix_ = _check_cost_matrix(self._pending_cost, classes)
+
+    def _core_extra(self):
+        return {"cost_matrix": self.cost_matrix_}
+
+    def _scores_to_proba(self, scores):
+        # REBEL estimates the minimum-risk class, not a posterior: softmax(2 H) is a proper distribution
+        # whose order matches H's (so argmax proba == predict), offered for ranking and soft voting.
+        scores = np.asarray(scores, dtype=np.float64)
+        if scores.ndim == 1:
+            scores = scores[:, None]
+        return softmax(2.0 * scores, axis=1)
+
+
+def _check_cost_matrix(cost, classes):
+    """Validated (K, K) float64 cost matrix in the order of ``classes``."""
+    K = len(classes)
+    if cost is None:
+        return np.ones((K, K)) - np.eye(K)
+    if isinstance(cost, dict):
+        matrix = np.ones((K, K)) - np.eye(K)
+        index = {c.item() if isinstance(c, np.generic) else c: i for i, c in enumerate(classes.tolist())}
+        for key, value in cost.items():
+            if not isinstance(key, tuple) or len(key) != 2:
+                raise ValueError(f"cost_matrix dict keys must be (true_label, predicted_label) pairs, got {key!r}")
+            for label in key:
+                if label not in index:
+                    raise ValueError(f"cost_matrix names label {label!r}, which is not among classes_ {classes.tolist()}")
+            if not isinstance(value, numbers.Real):
+                raise ValueError(f"cost_matrix[{key!r}] must be a number, got {value!r}")
+            matrix[index[key[0]], index[key[1]]] = float(value)
+        cost = matrix
+    try:
+        cost = np.asarray(cost, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError("cost_matrix must be a (n_classes, n_classes) array of numbers or a dict") from None
+    if cost.shape != (K, K):
+        raise ValueError(f"cost_matrix has shape {cost.shape}; expected ({K}, {K}) for the {K} classes {classes.tolist()}")
+    if not np.all(np.isfinite(cost)):
+        raise ValueError("cost_matrix contains NaN or infinity; costs must be finite")
+    if np.any(cost < 0):
+        raise ValueError("cost_matrix has negative entries; costs must be >= 0")
+    if np.any(np.diag(cost) != 0):
+        raise ValueError("cost_matrix must have a zero diagonal (a correct prediction costs nothing)")
+    zero_rows = np.flatnonzero(~(cost > 0).any(axis=1))
+    if zero_rows.size:
+        raise ValueError(f"cost_matrix row {zero_rows[0]} (class {classes[zero_rows[0]]!r}) is all zeros; "
+                         "every class needs a positive misclassification cost")
+    return cost
