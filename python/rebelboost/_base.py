@@ -119,7 +119,7 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
         """Scores H(x) = a_0 + sum_t f_t(x) a_t: shape (n_samples,) for binary models."""
         check_is_fitted(self)
         X = check_predict_data(self, X)
-        return self._model.decision_function(X, self._threads())
+        return self._present_scores(self._model.decision_function(X, self._threads()))
 
     def predict(self, X):
         """Predicted class labels (from ``classes_``)."""
@@ -134,7 +134,7 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
         scores = np.broadcast_to(self._model.bias, (X.shape[0], self._model.n_outputs)).astype(np.float64)
         for t, tree in enumerate(trees):
             scores += outputs[:, t, None].astype(np.float64) * tree["step"][None, :]
-            yield scores[:, 0].copy() if self._model.n_outputs == 1 else scores.copy()
+            yield self._present_scores(scores[:, 0].copy() if self._model.n_outputs == 1 else scores.copy())
 
     def staged_predict(self, X):
         """Yield the predicted labels after each stage."""
@@ -154,6 +154,10 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
         """Logarithm of ``predict_proba``."""
         with np.errstate(divide="ignore"):
             return np.log(self.predict_proba(X))
+
+    def _present_scores(self, scores):
+        """Hook: the model's scores as decision_function returns them."""
+        return scores
 
     def _scores_to_labels(self, scores):
         if scores.ndim == 1:

@@ -86,12 +86,32 @@ class REBELClassifier(BaseBoostingClassifier):
     def _core_extra(self):
         return {"cost_matrix": self.cost_matrix_}
 
+    def decision_function(self, X):
+        """Scores H(x), shape (n_samples, n_classes); predict is their argmax (the minimum-risk class).
+
+        With 2 classes, scikit-learn's binary convention applies: the 1-D array ``H_1(x) - H_0(x)``
+        (positive means ``classes_[1]``).
+        """
+        return super().decision_function(X)
+
+    def _present_scores(self, scores):
+        if scores.ndim == 2 and scores.shape[1] == 2:
+            return scores[:, 1] - scores[:, 0]
+        return scores
+
+    def predict_proba(self, X):
+        """``softmax(2 H(x))`` over the classes, columns in the order of ``classes_``.
+
+        REBEL estimates the minimum-risk class, not a posterior probability: this is a proper
+        distribution whose order matches H's (its argmax is ``predict``), for ranking and soft voting; with
+        uniform costs and 2 classes it equals AdaBoost's logistic link. Do not read it as calibrated.
+        """
+        return super().predict_proba(X)
+
     def _scores_to_proba(self, scores):
-        # REBEL estimates the minimum-risk class, not a posterior: softmax(2 H) is a proper distribution
-        # whose order matches H's (so argmax proba == predict), offered for ranking and soft voting.
         scores = np.asarray(scores, dtype=np.float64)
-        if scores.ndim == 1:
-            scores = scores[:, None]
+        if scores.ndim == 1:  # 2 classes: d = H_1 - H_0, softmax(2H) = [expit(-d), expit(d)] for H = (-d/2, d/2)
+            scores = np.column_stack([-0.5 * scores, 0.5 * scores])
         return softmax(2.0 * scores, axis=1)
 
 

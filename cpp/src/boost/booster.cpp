@@ -97,6 +97,7 @@ TrainResult train(MatrixView<T> X, const std::int32_t* y, const double* sample_w
   const double per_class = multiclass ? static_cast<double>(n_classes) : 1.0;
   const double smoothing = params.smoothing < 0 ? 1.0 / (per_class * weight_total) : params.smoothing;
 
+  const double* original_weight = sample_weight;  // in X's row order, for the bin edges
   // REBEL's root search reads rows in class blocks: train on rows sorted by class (stable). The model
   // does not depend on the row order (exact fixed-point sums, ties broken by feature and bin).
   std::vector<std::size_t> rows;
@@ -146,7 +147,7 @@ TrainResult train(MatrixView<T> X, const std::int32_t* y, const double* sample_w
   }
 
   data::BinMapper bins(params.n_bins, params.bin_subsample, params.bin_seed);
-  bins.fit(X, n_threads);
+  bins.fit(X, n_threads, original_weight);
   const data::BinnedMatrix binned = bins.transform(X, n_threads, rows.empty() ? nullptr : rows.data());
 
   TrainResult result;

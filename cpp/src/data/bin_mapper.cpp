@@ -127,8 +127,12 @@ BinMapper::BinMapper(int n_bins, std::size_t subsample, std::int64_t seed)
 }
 
 template <typename T>
-void BinMapper::fit(MatrixView<T> X, int n_threads) {
-  const std::vector<std::size_t> rows = subsample_rows(X.n_rows, subsample_, seed_);
+void BinMapper::fit(MatrixView<T> X, int n_threads, const double* sample_weight) {
+  std::vector<std::size_t> rows = subsample_rows(X.n_rows, subsample_, seed_);
+  if (sample_weight) {  // (transform still rejects +-inf on zero-weight rows)
+    rows.erase(std::remove_if(rows.begin(), rows.end(), [&](std::size_t r) { return !(sample_weight[r] > 0.0); }),
+               rows.end());
+  }
   edges_.assign(X.n_cols, {});
   util::parallel_for(static_cast<std::ptrdiff_t>(X.n_cols), n_threads, [&](std::ptrdiff_t c) {
     const std::size_t col = static_cast<std::size_t>(c);
@@ -207,8 +211,8 @@ double BinMapper::threshold(std::size_t feature, int bin) const {
   return std::numeric_limits<double>::infinity();
 }
 
-template void BinMapper::fit<float>(MatrixView<float>, int);
-template void BinMapper::fit<double>(MatrixView<double>, int);
+template void BinMapper::fit<float>(MatrixView<float>, int, const double*);
+template void BinMapper::fit<double>(MatrixView<double>, int, const double*);
 template BinnedMatrix BinMapper::transform<float>(MatrixView<float>, int, const std::size_t*) const;
 template BinnedMatrix BinMapper::transform<double>(MatrixView<double>, int, const std::size_t*) const;
 

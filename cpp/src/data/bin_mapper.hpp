@@ -20,9 +20,10 @@ class BinMapper {
   // (evenly spaced if seed < 0, else a uniformly random subset drawn with the seed).
   BinMapper(int n_bins, std::size_t subsample, std::int64_t seed = -1);
 
-  // Learns edges per feature. Throws InvalidArgument on +-inf (NaN is allowed: it is the missing bin).
+  // Learns edges per feature from the rows with positive sample weight (all rows if sample_weight is
+  // null), so a zero-weight row changes nothing. Throws InvalidArgument on +-inf (NaN is the missing bin).
   template <typename T>
-  void fit(MatrixView<T> X, int n_threads);
+  void fit(MatrixView<T> X, int n_threads, const double* sample_weight = nullptr);
 
   // Bins X with the learned edges; output row r is X's row rows[r] (rows == null: row r). Throws
   // InvalidArgument on +-inf or a column-count mismatch.

@@ -19,8 +19,16 @@ namespace {
 constexpr std::size_t kGroup = 8;    // features whose histograms share the cache
 constexpr std::size_t kChunk = 512;  // rows whose vectors stay in L1 while the group sees them
 
+// Losses within a relative 1e-10 count as equal: they differ only by fixed-point rounding (e.g. a
+// weight-2 row vs the row twice), and the tie then goes to the lower feature / bin, so equivalent data
+// gives the same tree.
+constexpr double kTieTolerance = 1e-10;
+
+bool clearly_less(double a, double b) { return a < b - kTieTolerance * std::fabs(b); }
+
 bool better_root(const RootSplit& a, const RootSplit& b) {
-  if (a.loss != b.loss) return a.loss < b.loss;
+  if (clearly_less(a.loss, b.loss)) return true;
+  if (clearly_less(b.loss, a.loss)) return false;
   if (a.feature != b.feature) return a.feature < b.feature;
   if (a.bin != b.bin) return a.bin < b.bin;
   return !a.nan_left && b.nan_left;
@@ -67,7 +75,7 @@ void evaluate_multiclass_feature(const std::int64_t* wplus, const std::int64_t* 
     candidate.nan_left = nan_left;
     candidate.loss = pair_loss(sp.data(), sm.data(), K);
     candidate.loss_unsplit = unsplit;
-    if (candidate.loss < unsplit && (!best.found || better_root(candidate, best))) best = candidate;
+    if (clearly_less(candidate.loss, unsplit) && (!best.found || better_root(candidate, best))) best = candidate;
   };
   for (int bin = 0; bin < n_value_bins; ++bin) {
     for (std::size_t k = 0; k < K; ++k) {
