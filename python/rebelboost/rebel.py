@@ -100,7 +100,7 @@ class REBELClassifier(BaseBoostingClassifier):
         return scores
 
     def predict_proba(self, X):
-        """``softmax(2 H(x))`` over the classes, columns in the order of ``classes_``.
+        """``softmax(H(x))`` over the classes, columns in the order of ``classes_``.
 
         REBEL estimates the minimum-risk class, not a posterior probability: this is a proper
         distribution whose order matches H's (its argmax is ``predict``), for ranking and soft voting; with
@@ -110,9 +110,9 @@ class REBELClassifier(BaseBoostingClassifier):
 
     def _scores_to_proba(self, scores):
         scores = np.asarray(scores, dtype=np.float64)
-        if scores.ndim == 1:  # 2 classes: d = H_1 - H_0, softmax(2H) = [expit(-d), expit(d)] for H = (-d/2, d/2)
-            scores = np.column_stack([-0.5 * scores, 0.5 * scores])
-        return softmax(2.0 * scores, axis=1)
+        if scores.ndim == 1:  # 2 classes: d = H_1 - H_0 and softmax(H) = [expit(-d), expit(d)]
+            scores = np.column_stack([np.zeros_like(scores), scores])
+        return softmax(scores, axis=1)
 
 
 def _check_cost_matrix(cost, classes):
