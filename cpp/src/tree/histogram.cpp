@@ -48,4 +48,53 @@ void accumulate_gather(const std::uint8_t* column, const std::uint32_t* rows, co
   fold(h, hist);
 }
 
+namespace {
+
+template <std::size_t K>
+inline void add_rows(const std::uint8_t* column, const std::int64_t* v, std::size_t begin, std::size_t end,
+                     std::int64_t* h0, std::int64_t* h1) {
+  std::size_t i = begin;
+  for (; i + 2 <= end; i += 2) {
+    std::int64_t* a = h0 + static_cast<std::size_t>(column[i]) * K;
+    std::int64_t* b = h1 + static_cast<std::size_t>(column[i + 1]) * K;
+    const std::int64_t* va = v + i * K;
+    for (std::size_t k = 0; k < K; ++k) a[k] += va[k];
+    for (std::size_t k = 0; k < K; ++k) b[k] += va[K + k];
+  }
+  if (i < end) {
+    std::int64_t* a = h0 + static_cast<std::size_t>(column[i]) * K;
+    for (std::size_t k = 0; k < K; ++k) a[k] += v[i * K + k];
+  }
+}
+
+void add_rows_any(const std::uint8_t* column, const std::int64_t* v, std::size_t begin, std::size_t end,
+                  std::size_t K, std::int64_t* h0, std::int64_t* h1) {
+  for (std::size_t i = begin; i < end; ++i) {
+    std::int64_t* a = ((i - begin) % 2 == 0 ? h0 : h1) + static_cast<std::size_t>(column[i]) * K;
+    for (std::size_t k = 0; k < K; ++k) a[k] += v[i * K + k];
+  }
+}
+
+}  // namespace
+
+__attribute__((target_clones("avx2", "default")))
+void accumulate_vectors(const std::uint8_t* column, const std::int64_t* v, std::size_t begin, std::size_t end,
+                        std::size_t K, std::int64_t* h0, std::int64_t* h1) {
+  switch (K) {
+    case 2: return add_rows<2>(column, v, begin, end, h0, h1);
+    case 3: return add_rows<3>(column, v, begin, end, h0, h1);
+    case 4: return add_rows<4>(column, v, begin, end, h0, h1);
+    case 5: return add_rows<5>(column, v, begin, end, h0, h1);
+    case 6: return add_rows<6>(column, v, begin, end, h0, h1);
+    case 7: return add_rows<7>(column, v, begin, end, h0, h1);
+    case 8: return add_rows<8>(column, v, begin, end, h0, h1);
+    case 9: return add_rows<9>(column, v, begin, end, h0, h1);
+    case 10: return add_rows<10>(column, v, begin, end, h0, h1);
+    case 11: return add_rows<11>(column, v, begin, end, h0, h1);
+    case 12: return add_rows<12>(column, v, begin, end, h0, h1);
+    case 16: return add_rows<16>(column, v, begin, end, h0, h1);
+    default: return add_rows_any(column, v, begin, end, K, h0, h1);
+  }
+}
+
 }  // namespace rebelboost::tree

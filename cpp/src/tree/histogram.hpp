@@ -30,4 +30,10 @@ void accumulate(const std::uint8_t* codes, const std::int64_t* values, std::size
 void accumulate_gather(const std::uint8_t* column, const std::uint32_t* rows, const std::int64_t* values,
                        std::size_t n, std::int64_t* hist);
 
+// Multi-class rows [begin, end): h[column[i] * K + k] += v[i * K + k] for every k, alternating between
+// two histogram copies h0 (even i) and h1 (odd i) so equal consecutive codes do not chain. Specialised for
+// K <= 16 and compiled for AVX2 as well as the baseline (chosen at load time).
+void accumulate_vectors(const std::uint8_t* column, const std::int64_t* v, std::size_t begin, std::size_t end,
+                        std::size_t K, std::int64_t* h0, std::int64_t* h1);
+
 }  // namespace rebelboost::tree

@@ -110,24 +110,8 @@ RootSplit best_multiclass_root(const data::BinnedMatrix& X, const data::BinMappe
       for (std::size_t chunk = begin; chunk < end; chunk += kChunk) {
         const std::size_t chunk_end = std::min(end, chunk + kChunk);
         for (std::size_t j = 0; j < nf; ++j) {
-          const std::uint8_t* column = X.column(f0 + j);
           std::int64_t* h0 = &sums[j * 2 * hist_size];
-          std::int64_t* h1 = h0 + hist_size;
-          std::size_t i = chunk;
-          for (; i + 2 <= chunk_end; i += 2) {
-            std::int64_t* a = h0 + static_cast<std::size_t>(column[i]) * K;
-            std::int64_t* b = h1 + static_cast<std::size_t>(column[i + 1]) * K;
-            const std::int64_t* va = v + i * K;
-            const std::int64_t* vb = va + K;
-            for (std::size_t k = 0; k < K; ++k) {
-              a[k] += va[k];
-              b[k] += vb[k];
-            }
-          }
-          for (; i < chunk_end; ++i) {
-            std::int64_t* a = h0 + static_cast<std::size_t>(column[i]) * K;
-            for (std::size_t k = 0; k < K; ++k) a[k] += v[i * K + k];
-          }
+          accumulate_vectors(X.column(f0 + j), v, chunk, chunk_end, K, h0, h0 + hist_size);
         }
       }
       // W-[b][c] = (slot c after the block) - (slot c before it).
