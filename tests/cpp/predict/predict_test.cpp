@@ -1,0 +1,187 @@
+// Tests of batch prediction against a by-hand sum of Tree::output, across dtypes, layouts and threads.
+#include "rebelboost/predict.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "rebelboost/error.hpp"
+#include "rebelboost/train.hpp"
+#include "test_util.hpp"
+
+namespace rebelboost {
+namespace {
+
+using testing::Dense;
+
+const double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+Model trained_model(std::size_t n_features, std::uint64_t seed, int depth = 3, int n_trees = 30) {
+  // float32-representable training data, so float32 and float64 views of it route identically.
+  const Dense<double> X = testing::random_matrix(1500, n_features, seed, 0.1).cast<float>().cast<double>();
+  const auto y = testing::noisy_labels(X, seed + 1, 0.2);
+  TrainParams p;
+  p.n_estimators = n_trees;
+  p.max_depth = depth;
+  p.n_threads = 2;
+  Model m = train(X.c_view(), y.data(), nullptr, 2, p).model;
+  return m;
+}
+
+// H = a_0 + sum_{t < n_trees} f_t(x) a_t, in tree order, from Tree::output on a C-order row.
+std::vector<double> by_hand(const Model& m, const Dense<double>& X, std::size_t n_trees) {
+  const std::size_t K = m.n_outputs;
+  std::vector<double> out(X.n_rows * K);
+  for (std::size_t r = 0; r < X.n_rows; ++r) {
+    for (std::size_t k = 0; k < K; ++k) out[r * K + k] = m.bias[k];
+    for (std::size_t t = 0; t < std::min(n_trees, m.trees.size()); ++t) {
+      const int f = m.trees[t].output(&X.c_order[r * X.n_cols], 1);
+      EXPECT_TRUE(f == 1 || f == -1);
+      for (std::size_t k = 0; k < K; ++k) out[r * K + k] += f * m.trees[t].step[k];
+    }
+  }
+  return out;
+}
+
+template <typename T>
+std::vector<double> predict(const Model& m, MatrixView<T> X, int threads,
+                            std::size_t n_trees = std::numeric_limits<std::size_t>::max()) {
+  std::vector<double> out(X.n_rows * m.n_outputs, -12345.0);
+  decision_function(m, X, out.data(), threads, n_trees);
+  return out;
+}
+
+TEST(DecisionFunction, EqualsTheSumOfTreeOutputs) {
+  const Model m = trained_model(6, 1);
+  ASSERT_EQ(m.trees.size(), 30u);
+  const Dense<double> X = testing::random_matrix(1000, 6, 2, 0.15);  // > one row block of 256
+  EXPECT_EQ(predict(m, X.c_view(), 1), by_hand(m, X, m.trees.size()));
+  EXPECT_EQ(predict(m, X.c_view(), 3), by_hand(m, X, m.trees.size()));
+}
+
+TEST(DecisionFunction, DtypesAndLayoutsAgree) {
+  const Model m = trained_model(5, 3);
+  const Dense<float> Xf = testing::random_matrix(700, 5, 4, 0.1).cast<float>();
+  const Dense<double> Xd = Xf.cast<double>();
+  const std::vector<float> ff = Xf.f_order();
+  const std::vector<double> fd = Xd.f_order();
+  const auto ref = by_hand(m, Xd, m.trees.size());
+  EXPECT_EQ(predict(m, Xd.c_view(), 2), ref);
+  EXPECT_EQ(predict(m, Xf.c_view(), 2), ref);
+  EXPECT_EQ(predict(m, MatrixView<double>::col_major(fd.data(), 700, 5), 2), ref);
+  EXPECT_EQ(predict(m, MatrixView<float>::col_major(ff.data(), 700, 5), 1), ref);
+}
+
+TEST(DecisionFunction, StridedSubmatrixView) {
+  // Every other row and the first 4 of 7 columns of a bigger C-order buffer.
+  const Model m = trained_model(4, 5, 2, 10);
+  const Dense<double> big = testing::random_matrix(600, 7, 6, 0.1);
+  Dense<double> compact{300, 4, std::vector<double>(300 * 4)};
+  for (std::size_t r = 0; r < 300; ++r)
+    for (std::size_t c = 0; c < 4; ++c) compact.at(r, c) = big.at(2 * r, c);
+  const MatrixView<double> view{big.c_order.data(), 300, 4, 14, 1};
+  EXPECT_EQ(predict(m, view, 2), by_hand(m, compact, m.trees.size()));
+}
+
+TEST(DecisionFunction, NTreesTruncates) {
+  const Model m = trained_model(5, 7, 2, 20);
+  const Dense<double> X = testing::random_matrix(300, 5, 8, 0.1);
+  for (std::size_t k : {std::size_t{0}, std::size_t{1}, std::size_t{7}, std::size_t{19}, std::size_t{20}, std::size_t{1000}}) {
+    const auto got = predict(m, X.c_view(), 2, k);
+    EXPECT_EQ(got, by_hand(m, X, k)) << "n_trees " << k;
+    if (k == 0) {
+      for (double v : got) ASSERT_EQ(v, m.bias[0]);
+    }
+  }
+  EXPECT_NE(predict(m, X.c_view(), 1, 7), predict(m, X.c_view(), 1, 8));
+}
+
+TEST(DecisionFunction, WrongColumnCountThrows) {
+  const Model m = trained_model(5, 9, 1, 3);
+  const Dense<double> X = testing::random_matrix(10, 4, 1);
+  std::vector<double> out(10);
+  EXPECT_THROW(decision_function(m, X.c_view(), out.data(), 1), InvalidArgument);
+  std::vector<std::int8_t> f(10 * 3);
+  EXPECT_THROW(tree_outputs(m, X.c_view(), f.data(), 1), InvalidArgument);
+}
+
+TEST(TreeOutputs, MatchTreeOutputForEveryTree) {
+  const Model m = trained_model(6, 11, 3, 12);
+  const Dense<double> X = testing::random_matrix(600, 6, 12, 0.2);
+  const std::vector<float> f = X.cast<float>().f_order();
+  for (int threads : {1, 3}) {
+    std::vector<std::int8_t> got(600 * 12, 0);
+    tree_outputs(m, X.c_view(), got.data(), threads);
+    std::vector<std::int8_t> got_f(600 * 12, 0);
+    tree_outputs(m, MatrixView<float>::col_major(f.data(), 600, 6), got_f.data(), threads);
+    const Dense<double> Xr = X.cast<float>().cast<double>();
+    for (std::size_t r = 0; r < 600; ++r)
+      for (std::size_t t = 0; t < 12; ++t) {
+        ASSERT_EQ(got[r * 12 + t], m.trees[t].output(&X.c_order[r * 6], 1)) << r << "," << t;
+        ASSERT_EQ(got_f[r * 12 + t], m.trees[t].output(&Xr.c_order[r * 6], 1)) << r << "," << t;
+      }
+  }
+}
+
+// A hand-made 3-output model: one stump on feature 1 with NaN sent left, one leaf-only tree.
+Model hand_model() {
+  Model m;
+  m.loss = LossKind::kRebel;
+  m.n_features = 2;
+  m.n_outputs = 3;
+  m.bias = {0.5, 0.0, -0.5};
+  Tree stump;
+  stump.step = {1.0, -1.0, 0.25};
+  Node root;
+  root.feature = 1;
+  root.threshold = 2.0;
+  root.nan_left = 1;
+  root.left = 1;
+  root.right = 2;
+  Node left, right;
+  left.value = 1;
+  right.value = -1;
+  stump.nodes = {root, left, right};
+  Tree leaf;
+  leaf.step = {0.0, 0.5, 0.0};
+  Node only;
+  only.value = -1;
+  leaf.nodes = {only};
+  m.trees = {stump, leaf};
+  return m;
+}
+
+TEST(DecisionFunction, HandModelAndClasses) {
+  const Model m = hand_model();
+  ASSERT_NO_THROW(m.validate());
+  // rows: x1 = 2 (left, <=), x1 = 3 (right), x1 = NaN (left by nan_left), x1 = -inf (left), x1 = +inf (right)
+  const std::vector<double> X = {0, 2.0, 0, 3.0, 0, kNaN, 0, -INFINITY, 0, INFINITY};
+  std::vector<double> s(5 * 3);
+  decision_function(m, MatrixView<double>::row_major(X.data(), 5, 2), s.data(), 1);
+  const std::vector<double> left = {1.5, -1.5, -0.25}, right = {-0.5, 0.5, -0.75};
+  const std::vector<std::vector<double>> want = {left, right, left, left, right};
+  for (std::size_t r = 0; r < 5; ++r)
+    for (std::size_t k = 0; k < 3; ++k) EXPECT_EQ(s[r * 3 + k], want[r][k]) << r << "," << k;
+  std::vector<std::int32_t> cls(5);
+  scores_to_classes(m, s.data(), 5, cls.data());
+  EXPECT_EQ(cls, (std::vector<std::int32_t>{0, 1, 0, 0, 1}));
+  // Ties go to the first class.
+  const std::vector<double> tied = {1.0, 1.0, 0.0, -1.0, 2.0, 2.0};
+  std::vector<std::int32_t> tc(2);
+  scores_to_classes(m, tied.data(), 2, tc.data());
+  EXPECT_EQ(tc, (std::vector<std::int32_t>{0, 1}));
+}
+
+TEST(ScoresToClasses, BinaryIsPositiveScore) {
+  Model m;
+  m.n_outputs = 1;
+  const std::vector<double> s = {-1.0, 0.0, 1e-300, -0.0, 3.0};
+  std::vector<std::int32_t> c(5);
+  scores_to_classes(m, s.data(), 5, c.data());
+  EXPECT_EQ(c, (std::vector<std::int32_t>{0, 0, 1, 0, 1}));
+}
+
+}  // namespace
+}  // namespace rebelboost

@@ -1,0 +1,65 @@
+// Tests of the one parallel loop: every index once, thread-count-independent errors and sums.
+#include "util/parallel.hpp"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace rebelboost::util {
+namespace {
+
+TEST(ParallelFor, RunsEveryIndexExactlyOnce) {
+  for (int threads : {0, 1, 2, 3, 8}) {
+    for (std::ptrdiff_t n : {0, 1, 2, 7, 1000}) {
+      for (bool dynamic : {false, true}) {
+        std::vector<std::atomic<int>> hits(static_cast<std::size_t>(n));
+        parallel_for(n, threads, [&](std::ptrdiff_t i) { hits[static_cast<std::size_t>(i)]++; }, dynamic);
+        for (std::ptrdiff_t i = 0; i < n; ++i) ASSERT_EQ(hits[static_cast<std::size_t>(i)].load(), 1) << i;
+      }
+    }
+  }
+}
+
+TEST(ParallelFor, RethrowsTheErrorOfTheSmallestIndex) {
+  for (int threads : {1, 2, 4}) {
+    for (bool dynamic : {false, true}) {
+      try {
+        parallel_for(
+            500, threads,
+            [](std::ptrdiff_t i) {
+              if (i % 97 == 13) throw std::runtime_error("index " + std::to_string(i));
+            },
+            dynamic);
+        FAIL() << "no exception";
+      } catch (const std::runtime_error& e) {
+        EXPECT_STREQ(e.what(), "index 13") << threads << " threads";
+      }
+    }
+  }
+}
+
+TEST(DeterministicSum, SameBitsForAnyThreadCount) {
+  std::mt19937_64 rng(5);
+  std::uniform_real_distribution<double> dist(-1.0, 1.0);
+  for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{8191}, std::size_t{8193}, std::size_t{200001}}) {
+    std::vector<double> v(n);
+    for (double& x : v) x = dist(rng) * std::pow(10.0, static_cast<double>(rng() % 12));
+    const double ref = deterministic_sum(v.data(), n, 1);
+    for (int threads : {2, 3, 7}) {
+      const double s = deterministic_sum(v.data(), n, threads);
+      EXPECT_EQ(std::memcmp(&s, &ref, sizeof(double)), 0) << "n " << n << " threads " << threads;
+    }
+    double naive = 0.0;
+    for (double x : v) naive += x;
+    EXPECT_NEAR(ref, naive, 1e-9 * (1.0 + std::abs(naive)) * 1e3);
+  }
+}
+
+}  // namespace
+}  // namespace rebelboost::util
