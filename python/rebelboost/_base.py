@@ -38,7 +38,11 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"learning_rate must be a positive finite number, got {lr!r}")
         if self.verbose is not None and (not isinstance(self.verbose, numbers.Integral) or self.verbose < 0):
             raise ValueError(f"verbose must be a non-negative integer, got {self.verbose!r}")
+        quick = getattr(self, "quick", "auto")
+        if not (isinstance(quick, (bool, np.bool_)) or quick == "auto"):
+            raise ValueError(f"quick must be True, False or 'auto', got {quick!r}")
         return dict(
+            quick=2 if quick == "auto" else int(bool(quick)),
             n_estimators=n_estimators,
             max_depth=max_depth,
             n_bins=n_bins,
@@ -81,6 +85,7 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
             params["learning_rate"],
             params["n_threads"],
             bin_seed=self._bin_seed(),
+            quick=params["quick"],
             callback=callback,
             **extra,
         )
@@ -92,6 +97,10 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
             "train_loss": np.array([h["train_loss"] for h in history]),
             "weighted_error": np.array([h["weighted_error"] for h in history]),
             "bin_accumulations": np.array([h["bin_accumulations"] for h in history], dtype=np.int64),
+            "quick_nodes": np.array([h["quick_nodes"] for h in history], dtype=np.int64),
+            "full_nodes": np.array([h["full_nodes"] for h in history], dtype=np.int64),
+            "features_pruned": np.array([h["features_pruned"] for h in history], dtype=np.int64),
+            "mass90_fraction": np.array([h["mass90_fraction"] for h in history]),
         }
         return self
 

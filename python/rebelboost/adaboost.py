@@ -37,6 +37,10 @@ class AdaBoostClassifier(BaseBoostingClassifier):
         every row is used and the model does not depend on it).
     verbose : int, default=0
         Print the training loss every 10 iterations (every ``verbose`` iterations if > 1).
+    quick : True, False or "auto", default="auto"
+        QuickBoost (thesis Ch. 3): skip the histogram work of features whose error on the heaviest samples
+        already proves they cannot win. The model is the same bit for bit in every mode; "auto" picks the
+        pruned pass or the full scan per node from measured costs.
 
     Attributes
     ----------
@@ -49,7 +53,9 @@ class AdaBoostClassifier(BaseBoostingClassifier):
         Steps a_t.
     feature_importances_ : ndarray of shape (n_features_in_,)
     fit_info_ : dict
-        Per-iteration training loss, weighted error and histogram work, and why training stopped.
+        Per iteration: training loss, weighted error, histogram adds (``bin_accumulations``), nodes searched
+        with and without pruning, features pruned, and the estimated fraction of samples holding 90 % of the
+        weight at the root (``mass90_fraction``); plus why training stopped (``stop_reason``).
     """
 
     _loss = "adaboost"
@@ -63,6 +69,7 @@ class AdaBoostClassifier(BaseBoostingClassifier):
         n_jobs=None,
         random_state=None,
         verbose=0,
+        quick="auto",
     ):
         self.n_estimators = n_estimators
         self.max_depth = max_depth
@@ -71,6 +78,7 @@ class AdaBoostClassifier(BaseBoostingClassifier):
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.verbose = verbose
+        self.quick = quick
 
     def fit(self, X, y, sample_weight=None):
         """Fit on X (n_samples, n_features; NaN = missing) and binary labels y of any type."""

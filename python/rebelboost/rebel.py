@@ -56,6 +56,7 @@ class REBELClassifier(BaseBoostingClassifier):
         n_jobs=None,
         random_state=None,
         verbose=0,
+        quick="auto",
     ):
         self.n_estimators = n_estimators
         self.max_depth = max_depth
@@ -65,6 +66,7 @@ class REBELClassifier(BaseBoostingClassifier):
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.verbose = verbose
+        self.quick = quick
 
     def fit(self, X, y, sample_weight=None):
         """Fit on X (NaN = missing) and labels y of any type (2 or more classes)."""

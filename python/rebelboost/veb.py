@@ -48,6 +48,7 @@ class VEBBoostClassifier(BaseBoostingClassifier):
         n_jobs=None,
         random_state=None,
         verbose=0,
+        quick="auto",
     ):
         self.lam = lam
         self.n_estimators = n_estimators
@@ -57,6 +58,7 @@ class VEBBoostClassifier(BaseBoostingClassifier):
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.verbose = verbose
+        self.quick = quick
 
     def fit(self, X, y, sample_weight=None):
         """Fit on X (NaN = missing) and binary labels y of any type."""

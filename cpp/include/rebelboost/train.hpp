@@ -20,6 +20,11 @@ struct TrainParams {
   int n_threads = 0;              // <= 0: all cores; the model never depends on it
   std::size_t bin_subsample = 200000;  // rows used to find bin edges when there are more
   std::int64_t bin_seed = -1;          // < 0: evenly spaced rows; >= 0: seeded random rows
+  // QuickBoost (thesis Ch. 3): prune features whose preliminary error on the heaviest rows already
+  // loses. 0 = off (full scan), 1 = on, 2 = auto (per node, from measured costs). Same model in every mode.
+  int quick = 2;
+  double quick_eta = 0.9;   // mass of the first subset
+  int quick_chunks = 20;    // further subsets
   // VEB-Boost: weight of the sample-variance penalty, in [0, 1] (0.5 in the paper's experiments).
   double veb_lambda = 0.5;
   // REBEL: cost matrix C (n_classes x n_classes, row-major; C[y][k] = cost of predicting k for class y):
@@ -40,6 +45,10 @@ struct IterationInfo {
   double weighted_error = 0.0;  // binary losses: weighted error of f_t before the step
   int tree_depth = 0;
   std::int64_t bin_accumulations = 0;  // histogram adds performed (sample x feature)
+  int quick_nodes = 0;                 // nodes searched with QuickBoost pruning
+  int full_nodes = 0;                  // nodes searched by the full scan
+  int features_pruned = 0;             // features pruned over all quick nodes
+  double mass90_fraction = -1.0;       // root: estimated fraction of rows holding 90 % of the mass (-1: not computed)
 };
 
 // Called after every iteration; return false to stop training early (the iteration is kept).

@@ -158,7 +158,12 @@ TrainResult train(MatrixView<T> X, const std::int32_t* y, const double* sample_w
   model.bias = loss->init_bias();
   result.stop_reason = "n_estimators";
 
-  tree::TreeGrower grower(binned, bins, n_threads, class_begin);
+  if (params.quick < 0 || params.quick > 2) throw InvalidArgument("quick must be 0 (off), 1 (on) or 2 (auto)");
+  if (!(params.quick_eta > 0.0 && params.quick_eta <= 1.0)) throw InvalidArgument("quick_eta must be in (0, 1]");
+  if (params.quick_chunks < 1) throw InvalidArgument("quick_chunks must be >= 1");
+  const tree::QuickMode quick = params.quick == 0 ? tree::QuickMode::kOff
+                                : params.quick == 1 ? tree::QuickMode::kOn : tree::QuickMode::kAuto;
+  tree::TreeGrower grower(binned, bins, n_threads, class_begin, quick, {params.quick_eta, params.quick_chunks});
   for (int t = 0; t < params.n_estimators; ++t) {
     tree::GrowResult grown = grower.grow(*loss, params.max_depth);
     const std::int8_t* f = grown.outputs.data();
@@ -172,6 +177,10 @@ TrainResult train(MatrixView<T> X, const std::int32_t* y, const double* sample_w
     info.weighted_error = step.weighted_error;
     info.tree_depth = grown.tree.depth();
     info.bin_accumulations = grown.bin_accumulations;
+    info.quick_nodes = grown.quick_nodes;
+    info.full_nodes = grown.full_nodes;
+    info.features_pruned = grown.features_pruned;
+    info.mass90_fraction = grown.mass90_fraction;
     std::vector<double> a = step.step;
     for (double& v : a) v *= params.learning_rate;
     loss->update(f, a, step);

@@ -6,6 +6,8 @@
 #include "tree/grower.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <numeric>
 
 #include "tree/histogram.hpp"
 #include "tree/multiclass_split.hpp"
@@ -22,9 +24,44 @@ std::int8_t sign_or(std::int64_t v, std::int8_t fallback) {
 
 }  // namespace
 
+bool QuickChooser::use_quick(double mass90_fraction) {
+  if (mass90_fraction > 0.5) return false;  // pruning cannot start before half the rows are in
+  if (full_cost_ < 0) return false;         // measure the full scan first
+  if (quick_cost_ < 0) return true;         // then the pruned pass once
+  if (quick_cost_ < full_cost_) {
+    // Winning with pruning: re-measure the full scan now and then (its cost per row is stable).
+    if (++since_full_probe_ >= 64) {
+      since_full_probe_ = 0;
+      return false;
+    }
+    return true;
+  }
+  // Losing with pruning: probe again after a doubling interval, or at once if the mass got much more
+  // concentrated since the last probe (the thing that makes pruning pay).
+  if (++since_quick_probe_ >= quick_probe_interval_ || mass90_fraction < 0.5 * mass_at_quick_probe_) {
+    since_quick_probe_ = 0;
+    quick_probe_interval_ = std::min(quick_probe_interval_ * 2, 1024);
+    mass_at_quick_probe_ = mass90_fraction;
+    return true;
+  }
+  return false;
+}
+
+void QuickChooser::record(bool quick, double seconds, std::size_t node_rows) {
+  if (node_rows == 0) return;
+  const double cost = seconds / static_cast<double>(node_rows);
+  double& estimate = quick ? quick_cost_ : full_cost_;
+  estimate = estimate < 0 ? cost : 0.5 * (estimate + cost);
+}
+
 TreeGrower::TreeGrower(const data::BinnedMatrix& X, const data::BinMapper& bins, int n_threads,
-                       std::vector<std::size_t> class_begin)
-    : X_(X), bins_(bins), n_threads_(n_threads), class_begin_(std::move(class_begin)) {
+                       std::vector<std::size_t> class_begin, QuickMode quick, QuickParams quick_params)
+    : X_(X), bins_(bins), n_threads_(n_threads), class_begin_(std::move(class_begin)), quick_(quick),
+      quick_params_(quick_params) {
+  if (quick_ != QuickMode::kOff) {
+    identity_rows_.resize(X.n_samples);
+    std::iota(identity_rows_.begin(), identity_rows_.end(), 0u);
+  }
   order_.resize(X.n_samples);
   scratch_.resize(X.n_samples);
   q_ordered_.resize(X.n_samples);
@@ -73,32 +110,79 @@ GrowResult TreeGrower::grow(SplitObjective& objective, int max_depth) {
     if (!identity)
       for (std::size_t i = 0; i < n; ++i) q_ordered_[i] = q[order_[i]];
 
+    // Which open leaves prune features (QuickBoost): their rows heaviest first give the mass concentration.
+    std::vector<std::uint8_t> use_quick(open.size(), 0);
+    std::vector<double> mass90(open.size(), -1.0);
+    if (quick_ != QuickMode::kOff) {
+      for (std::size_t o = 0; o < open.size(); ++o) {
+        const Leaf& leaf = leaves[open[o]];
+        const std::uint32_t* rows = identity ? identity_rows_.data() + leaf.begin : order_.data() + leaf.begin;
+        mass90[o] = estimate_mass90_fraction(rows, leaf.end - leaf.begin, q);
+        use_quick[o] = quick_ == QuickMode::kOn || (quick_ == QuickMode::kAuto && chooser_.use_quick(mass90[o]));
+      }
+      if (layer == 0) result.mass90_fraction = mass90[0];
+    }
+
     // best[o * n_features + f]: best split of open leaf o on feature f; every feature's histogram of a
     // leaf sums to the leaf total, which feature 0 records.
     std::vector<SplitInfo> best(open.size() * n_features);
     std::vector<std::int64_t> open_total(open.size(), 0);
-    util::parallel_for(static_cast<std::ptrdiff_t>(n_features), n_threads_, [&](std::ptrdiff_t fi) {
-      const std::size_t f = static_cast<std::size_t>(fi);
-      const std::uint8_t* column = X_.column(f);
-      const int n_value_bins = bins_.n_value_bins(f);
-      alignas(64) std::int64_t hist[kHistBins];
-      for (std::size_t o = 0; o < open.size(); ++o) {
-        const Leaf& leaf = leaves[open[o]];
-        std::fill(hist, hist + kHistBins, 0);
-        if (identity) {
-          accumulate(column + leaf.begin, q + leaf.begin, leaf.end - leaf.begin, hist);
-        } else {
-          accumulate_gather(column, order_.data() + leaf.begin, q_ordered_.data() + leaf.begin,
-                            leaf.end - leaf.begin, hist);
+    std::size_t full_rows = 0;
+    for (std::size_t o = 0; o < open.size(); ++o)
+      if (!use_quick[o]) full_rows += leaves[open[o]].end - leaves[open[o]].begin;
+    const auto full_start = std::chrono::steady_clock::now();
+    if (full_rows > 0)
+      util::parallel_for(static_cast<std::ptrdiff_t>(n_features), n_threads_, [&](std::ptrdiff_t fi) {
+        const std::size_t f = static_cast<std::size_t>(fi);
+        const std::uint8_t* column = X_.column(f);
+        const int n_value_bins = bins_.n_value_bins(f);
+        alignas(64) std::int64_t hist[kHistBins];
+        for (std::size_t o = 0; o < open.size(); ++o) {
+          if (use_quick[o]) continue;
+          const Leaf& leaf = leaves[open[o]];
+          std::fill(hist, hist + kHistBins, 0);
+          if (identity) {
+            accumulate(column + leaf.begin, q + leaf.begin, leaf.end - leaf.begin, hist);
+          } else {
+            accumulate_gather(column, order_.data() + leaf.begin, q_ordered_.data() + leaf.begin,
+                              leaf.end - leaf.begin, hist);
+          }
+          best[o * n_features + f] = best_split(hist, n_value_bins, missing, static_cast<std::int32_t>(f));
+          if (f == 0) {
+            std::int64_t total = 0;
+            for (int b = 0; b < kHistBins; ++b) total += hist[b];
+            open_total[o] = total;
+          }
         }
-        best[o * n_features + f] = best_split(hist, n_value_bins, missing, static_cast<std::int32_t>(f));
-        if (f == 0) {
-          std::int64_t total = 0;
-          for (int b = 0; b < kHistBins; ++b) total += hist[b];
-          open_total[o] = total;
-        }
+      });
+    if (full_rows > 0) {
+      chooser_.record(false, std::chrono::duration<double>(std::chrono::steady_clock::now() - full_start).count(),
+                      full_rows);
+    }
+    for (std::size_t o = 0; o < open.size(); ++o) {
+      const Leaf& leaf = leaves[open[o]];
+      if (!use_quick[o]) {
+        ++result.full_nodes;
+        result.bin_accumulations += static_cast<std::int64_t>((leaf.end - leaf.begin) * n_features);
+        continue;
       }
-    });
+      // Pruned pass: the same winner as the full scan (quick_prune.hpp).
+      const auto start = std::chrono::steady_clock::now();
+      const std::uint32_t* rows = identity ? identity_rows_.data() + leaf.begin : order_.data() + leaf.begin;
+      order_by_weight(rows, leaf.end - leaf.begin, q, heavy_rows_, heavy_values_);
+      QuickWork work;
+      const SplitInfo winner = quick_best_split(X_, bins_, heavy_rows_.data(), heavy_values_.data(),
+                                                heavy_rows_.size(), n_threads_, quick_params_, work);
+      if (winner.found()) best[o * n_features + static_cast<std::size_t>(winner.feature)] = winner;
+      std::int64_t total = 0;
+      for (const std::int64_t v : heavy_values_) total += v;
+      open_total[o] = total;
+      ++result.quick_nodes;
+      result.features_pruned += work.features_pruned;
+      result.bin_accumulations += work.bin_accumulations;
+      chooser_.record(true, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
+                      leaf.end - leaf.begin);
+    }
 
     // Leaf sums decide the value of leaves that do not split (re-chosen for the current step).
     std::vector<std::int64_t> leaf_sum(leaves.size(), 0);
@@ -106,7 +190,6 @@ GrowResult TreeGrower::grow(SplitObjective& objective, int max_depth) {
     for (std::size_t o = 0; o < open.size(); ++o) {
       leaf_sum[open[o]] = open_total[o];
       is_open[open[o]] = 1;
-      result.bin_accumulations += static_cast<std::int64_t>((leaves[open[o]].end - leaves[open[o]].begin) * n_features);
     }
     for (std::size_t l = 0; l < leaves.size(); ++l)
       if (!is_open[l])

@@ -8,6 +8,7 @@
 #include "data/bin_mapper.hpp"
 #include "data/binned_matrix.hpp"
 #include "rebelboost/model.hpp"
+#include "tree/quick_prune.hpp"
 #include "tree/split.hpp"
 
 namespace rebelboost::tree {
@@ -32,6 +33,29 @@ struct GrowResult {
   Tree tree;                         // nodes only; the caller sets the step
   std::vector<std::int8_t> outputs;  // f(x_n) on the training samples
   std::int64_t bin_accumulations = 0;
+  std::int32_t quick_nodes = 0;      // nodes searched with QuickBoost pruning
+  std::int32_t full_nodes = 0;       // nodes searched by the full scan
+  std::int32_t features_pruned = 0;
+  double mass90_fraction = -1.0;     // root: fraction of its rows holding 90 % of the split-value mass
+};
+
+// Whether node searches prune features (QuickBoost). Every mode gives the same tree bit for bit.
+enum class QuickMode { kOff, kOn, kAuto };
+
+// Picks the full scan or the pruned pass per node from measured cost per node row of each (kAuto). Probes
+// the pass it is not using with a backoff, so a losing probe costs a vanishing share of the run.
+class QuickChooser {
+ public:
+  bool use_quick(double mass90_fraction);
+  void record(bool quick, double seconds, std::size_t node_rows);
+
+ private:
+  double full_cost_ = -1.0;   // seconds per node row
+  double quick_cost_ = -1.0;
+  int since_quick_probe_ = 0;
+  int quick_probe_interval_ = 8;
+  int since_full_probe_ = 0;
+  double mass_at_quick_probe_ = 1.0;
 };
 
 // Grows trees on one binned matrix; reuses its buffers across calls. Not thread-safe itself (it runs
@@ -40,7 +64,8 @@ class TreeGrower {
  public:
   // class_begin (K + 1 row offsets of the class blocks) is needed only by multi-class objectives.
   TreeGrower(const data::BinnedMatrix& X, const data::BinMapper& bins, int n_threads,
-             std::vector<std::size_t> class_begin = {});
+             std::vector<std::size_t> class_begin = {}, QuickMode quick = QuickMode::kOff,
+             QuickParams quick_params = {});
 
   // Layer 0 picks the best root split; each further layer splits every leaf (depth < max_depth)
   // whose best split strictly improves the loss at the current step, and re-chooses unsplit leaves'
@@ -65,6 +90,12 @@ class TreeGrower {
   const data::BinMapper& bins_;
   int n_threads_;
   std::vector<std::size_t> class_begin_;
+  QuickMode quick_;
+  QuickParams quick_params_;
+  QuickChooser chooser_;
+  std::vector<std::uint32_t> identity_rows_;  // 0..n-1, the root's rows for the pruned pass
+  std::vector<std::uint32_t> heavy_rows_;     // a node's rows heaviest first
+  std::vector<std::int64_t> heavy_values_;
   std::vector<std::uint32_t> order_;    // sample indices grouped by leaf
   std::vector<std::uint32_t> scratch_;  // partition buffer
   std::vector<std::int64_t> q_ordered_; // split values in order_ order (layers >= 1)

@@ -1,0 +1,165 @@
+// Preliminary-error pruning of features inside one node (see quick_prune.hpp).
+#include "tree/quick_prune.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <numeric>
+
+#include "tree/histogram.hpp"
+#include "util/parallel.hpp"
+
+namespace rebelboost::tree {
+
+void order_by_weight(const std::uint32_t* rows, std::size_t n, const std::int64_t* q, std::vector<std::uint32_t>& out_rows,
+                     std::vector<std::int64_t>& out_values) {
+  // Bucket 63 - clz(|q|): rows within a factor 2 of each other share a bucket; buckets heaviest first.
+  std::size_t count[65] = {};
+  auto bucket = [&](std::int64_t v) -> int { return v == 0 ? 64 : 63 - __builtin_clzll(static_cast<std::uint64_t>(abs64(v))); };
+  for (std::size_t i = 0; i < n; ++i) ++count[bucket(q[rows[i]])];
+  std::size_t start[65];
+  std::size_t offset = 0;
+  for (int b = 63; b >= 0; --b) {
+    start[b] = offset;
+    offset += count[b];
+  }
+  out_rows.resize(offset);
+  out_values.resize(offset);
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::int64_t v = q[rows[i]];
+    const int b = bucket(v);
+    if (b == 64) continue;
+    const std::size_t at = start[b]++;
+    out_rows[at] = rows[i];
+    out_values[at] = v;
+  }
+}
+
+double estimate_mass90_fraction(const std::uint32_t* rows, std::size_t n, const std::int64_t* q) {
+  if (n == 0) return 1.0;
+  const std::size_t stride = std::max<std::size_t>(1, n / 2048);
+  double count[64] = {}, mass[64] = {};
+  double total_mass = 0.0, total_count = 0.0;
+  for (std::size_t i = 0; i < n; i += stride) {
+    const std::int64_t v = abs64(q[rows[i]]);
+    total_count += 1.0;
+    if (v == 0) continue;
+    const int b = 63 - __builtin_clzll(static_cast<std::uint64_t>(v));
+    count[b] += 1.0;
+    mass[b] += static_cast<double>(v);
+    total_mass += static_cast<double>(v);
+  }
+  if (total_mass <= 0.0) return 1.0;
+  const double target = 0.9 * total_mass;
+  double m = 0.0, c = 0.0;
+  for (int b = 63; b >= 0; --b) {
+    if (m + mass[b] >= target) return (c + count[b] * (target - m) / mass[b]) / total_count;
+    m += mass[b];
+    c += count[b];
+  }
+  return 1.0;
+}
+
+std::int64_t best_split_score(const std::int64_t* hist, int n_value_bins, int missing_bin) {
+  // Every candidate the full search may take, whatever the subset holds: a split valid on the full node
+  // (e.g. one that isolates NaN, absent from the first rows) must keep a counterpart here, or the bound
+  // would not hold. Extra candidates only lower the preliminary error, which keeps pruning safe.
+  std::int64_t values_total = 0;
+  for (int b = 0; b < n_value_bins; ++b) values_total += hist[b];
+  const std::int64_t missing = hist[missing_bin];
+  std::int64_t best = std::numeric_limits<std::int64_t>::min(), left = 0;
+  for (int bin = 0; bin < n_value_bins; ++bin) {
+    left += hist[bin];
+    const std::int64_t right = values_total - left;
+    best = std::max(best, abs64(left) + abs64(right + missing));
+    if (bin < n_value_bins - 1) best = std::max(best, abs64(left + missing) + abs64(right));
+  }
+  return best;
+}
+
+SplitInfo quick_best_split(const data::BinnedMatrix& X, const data::BinMapper& bins, const std::uint32_t* rows,
+                           const std::int64_t* values, std::size_t n, int n_threads, const QuickParams& params,
+                           QuickWork& work) {
+  const std::size_t n_features = X.n_features;
+  const int missing = bins.missing_bin();
+  // Prefix masses T_m and chunk boundaries: subset 0 holds eta of the mass, then M chunks of equal mass.
+  std::vector<std::int64_t> prefix(n + 1, 0);
+  for (std::size_t i = 0; i < n; ++i) prefix[i + 1] = prefix[i] + abs64(values[i]);
+  const std::int64_t total_mass = prefix[n];
+  std::int64_t node_sum = 0;
+  for (std::size_t i = 0; i < n; ++i) node_sum += values[i];
+  std::vector<std::size_t> bounds{0};
+  for (int j = 0; j <= params.n_chunks; ++j) {
+    const double f = params.eta + (1.0 - params.eta) * static_cast<double>(j) / params.n_chunks;
+    const auto target = static_cast<std::int64_t>(f * static_cast<double>(total_mass));
+    std::size_t m = static_cast<std::size_t>(std::lower_bound(prefix.begin(), prefix.end(), target) - prefix.begin());
+    m = j == params.n_chunks ? n : std::min(m, n);
+    if (m > bounds.back()) bounds.push_back(m);
+  }
+  if (bounds.back() != n) bounds.push_back(n);
+
+  // First subset for every feature.
+  std::vector<std::int64_t> hists(n_features * kHistBins, 0);
+  std::vector<std::int64_t> err2(n_features);  // 2 E_f(m) = T_m - best score
+  util::parallel_for(static_cast<std::ptrdiff_t>(n_features), n_threads, [&](std::ptrdiff_t fi) {
+    const auto f = static_cast<std::size_t>(fi);
+    std::int64_t* h = &hists[f * kHistBins];
+    accumulate_gather(X.column(f), rows, values, bounds[1], h);
+    const std::int64_t score = best_split_score(h, bins.n_value_bins(f), missing);
+    err2[f] = score == std::numeric_limits<std::int64_t>::min() ? std::numeric_limits<std::int64_t>::max()
+                                                                : prefix[bounds[1]] - score;
+  });
+  work.bin_accumulations += static_cast<std::int64_t>(bounds[1] * n_features);
+
+  std::vector<std::size_t> order(n_features);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return err2[a] < err2[b]; });
+
+  // Finish features in that order, in batches that run in parallel; a feature is pruned as soon as its
+  // preliminary error exceeds the best complete one (the unsplit node's error to begin with).
+  std::int64_t best_err2 = total_mass - abs64(node_sum);
+  SplitInfo winner;
+  const std::size_t batch = static_cast<std::size_t>(std::max(1, util::resolve_threads(n_threads)));
+  std::vector<SplitInfo> results(n_features);
+  std::vector<std::int64_t> done(n_features, 0);
+  std::vector<std::uint8_t> pruned(n_features, 0);
+  for (std::size_t start = 0; start < n_features; start += batch) {
+    const std::size_t stop = std::min(n_features, start + batch);
+    const std::int64_t bound = best_err2;
+    util::parallel_for(static_cast<std::ptrdiff_t>(stop - start), n_threads, [&](std::ptrdiff_t k) {
+      const std::size_t f = order[start + static_cast<std::size_t>(k)];
+      std::int64_t* h = &hists[f * kHistBins];
+      const int n_value_bins = bins.n_value_bins(f);
+      std::int64_t e2 = err2[f];
+      std::int64_t unchecked = 0;  // mass added since e2 was last computed: e2 can have grown by at most that
+      std::int64_t rows_done = 0;
+      for (std::size_t j = 1; j + 1 < bounds.size(); ++j) {
+        if (e2 > bound) {
+          pruned[f] = 1;
+          break;
+        }
+        accumulate_gather(X.column(f), rows + bounds[j], values + bounds[j], bounds[j + 1] - bounds[j], h);
+        rows_done += static_cast<std::int64_t>(bounds[j + 1] - bounds[j]);
+        unchecked += prefix[bounds[j + 1]] - prefix[bounds[j]];
+        // Rescan only when the error could now exceed the bound (it rises by at most the added mass).
+        if (e2 != std::numeric_limits<std::int64_t>::max() && e2 + 2 * unchecked <= bound) continue;
+        const std::int64_t score = best_split_score(h, n_value_bins, missing);
+        if (score != std::numeric_limits<std::int64_t>::min()) e2 = prefix[bounds[j + 1]] - score;
+        unchecked = 0;
+      }
+      done[f] = rows_done;
+      if (!pruned[f]) results[f] = best_split(h, n_value_bins, missing, static_cast<std::int32_t>(f));
+    });
+    for (std::size_t k = start; k < stop; ++k) {
+      const std::size_t f = order[k];
+      work.bin_accumulations += done[f];
+      work.features_pruned += pruned[f];
+      const SplitInfo& s = results[f];
+      if (!s.found()) continue;
+      if (!winner.found() || better(s, winner)) winner = s;
+      best_err2 = std::min(best_err2, total_mass - s.score);
+    }
+  }
+  return winner;
+}
+
+}  // namespace rebelboost::tree

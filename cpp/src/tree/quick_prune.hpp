@@ -1,0 +1,55 @@
+// QuickBoost (thesis Ch. 3): the same best split as the full scan, skipping features that provably lose.
+//
+// Rows of a node are visited heaviest first (|q| descending, approximately: exact order is not needed,
+// the bound holds for any order). For a fixed split s, the error on the first m rows
+//   2 e_s(m) = T_m - (|L_s(m)| + |R_s(m)|),   T_m = sum_{i<m} |q_i|
+// never decreases with m (each added row raises T_m by |q| and |L| + |R| by at most |q|), so neither does a
+// feature's best preliminary error E_f(m) = min_s e_s(m) (Prop. 3.2). A feature whose E_f(m) already
+// exceeds the best complete error (or the unsplit node's) strictly can never win, nor tie: it is pruned.
+// Schedule: the first subset holds eta of the node's mass and is accumulated for every feature; features
+// are then finished one by one, best preliminary error first, in M chunks of equal mass.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "data/bin_mapper.hpp"
+#include "data/binned_matrix.hpp"
+#include "tree/split.hpp"
+
+namespace rebelboost::tree {
+
+struct QuickParams {
+  double eta = 0.9;  // mass of the first subset (eta_kp)
+  int n_chunks = 20; // M further subsets
+};
+
+struct QuickWork {
+  std::int64_t bin_accumulations = 0;
+  std::int32_t features_pruned = 0;
+};
+
+// Rows of a node (any order) sorted heaviest first: counting sort on the binary exponent of |q| (rows with
+// q = 0 are dropped: they never change a sum). Also returns the values in that order.
+void order_by_weight(const std::uint32_t* rows, std::size_t n, const std::int64_t* q, std::vector<std::uint32_t>& out_rows,
+                     std::vector<std::int64_t>& out_values);
+
+// Estimated fraction of a node's rows that hold 90 % of its |q| mass (the heaviest ones): from a strided
+// sample of at most ~2048 rows, bucketed by binary exponent, interpolated inside the last bucket. Cheap
+// enough to run for every node (a few microseconds).
+double estimate_mass90_fraction(const std::uint32_t* rows, std::size_t n, const std::int64_t* q);
+
+// Best split of the node whose rows (heaviest first) and values are given; identical to the best over
+// features of best_split() on full histograms (found() false when no split strictly beats the node).
+// OpenMP over features for the first subset and over batches of features afterwards; the result does not
+// depend on n_threads (the work done may).
+SplitInfo quick_best_split(const data::BinnedMatrix& X, const data::BinMapper& bins, const std::uint32_t* rows,
+                           const std::int64_t* values, std::size_t n, int n_threads, const QuickParams& params,
+                           QuickWork& work);
+
+// Highest |L| + |R| over every split of one histogram, ignoring the unsplit baseline (lowest int64 when the
+// feature has no split at all).
+std::int64_t best_split_score(const std::int64_t* hist, int n_value_bins, int missing_bin);
+
+}  // namespace rebelboost::tree

@@ -1,0 +1,74 @@
+"""QuickBoost: quick=True, "auto" and False train the same model bit for bit, on adversarial data too."""
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from rebelboost import AdaBoostClassifier, REBELClassifier, VEBBoostClassifier
+
+
+def adversarial(seed, n, d, kind):
+    rng = np.random.RandomState(seed)
+    X = rng.normal(size=(n, d))
+    if kind == "ties":
+        X = X.round(0)  # few distinct values, many equal losses
+    elif kind == "duplicates":
+        X[:, 1::2] = X[:, ::2][:, : X[:, 1::2].shape[1]]  # duplicate features: exact ties between features
+    elif kind == "constant":
+        X[:, ::3] = 1.0
+    X[rng.rand(n, d) < 0.1] = np.nan
+    y = (np.nan_to_num(X[:, 0]) + 0.5 * rng.normal(size=n) > 0).astype(int)
+    return X, y
+
+
+ESTIMATORS = {
+    "adaboost": lambda **kw: AdaBoostClassifier(**kw),
+    "veb": lambda **kw: VEBBoostClassifier(**kw),
+    "rebel": lambda **kw: REBELClassifier(**kw),
+}
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    seed=st.integers(0, 10_000),
+    kind=st.sampled_from(["plain", "ties", "duplicates", "constant"]),
+    loss=st.sampled_from(sorted(ESTIMATORS)),
+    depth=st.integers(1, 4),
+    threads=st.sampled_from([1, 2]),
+    weights=st.sampled_from(["none", "skewed"]),
+)
+def test_quick_modes_give_the_same_model(seed, kind, loss, depth, threads, weights):
+    X, y = adversarial(seed, 300, 7, kind)
+    if loss == "rebel":
+        y = y + (np.nan_to_num(X[:, 2]) > 0.5)  # 3 classes
+    sw = None
+    if weights == "skewed":
+        sw = np.random.RandomState(seed).pareto(1.0, size=len(y)) + 1e-3  # heavy weight skew
+    models = []
+    for quick in (False, True, "auto"):
+        clf = ESTIMATORS[loss](n_estimators=12, max_depth=depth, n_jobs=threads, quick=quick)
+        models.append(clf.fit(X, y, sample_weight=sw))
+    assert models[0]._model.to_bytes() == models[1]._model.to_bytes() == models[2]._model.to_bytes()
+    full, quick = models[0].fit_info_, models[1].fit_info_
+    assert np.all(quick["bin_accumulations"] <= full["bin_accumulations"])
+    assert np.all(quick["full_nodes"][quick["quick_nodes"] > 0] >= 0)
+
+
+def test_pruning_saves_work_when_weight_concentrates():
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(3000, 60))
+    y = (X[:, 0] + 0.1 * rng.normal(size=3000) > 0).astype(int)  # easy: weight collapses on few samples
+    full = AdaBoostClassifier(n_estimators=60, quick=False).fit(X, y)
+    quick = AdaBoostClassifier(n_estimators=60, quick=True).fit(X, y)
+    assert full._model.to_bytes() == quick._model.to_bytes()
+    late = slice(30, None)
+    assert quick.fit_info_["bin_accumulations"][late].sum() * 1.5 < full.fit_info_["bin_accumulations"][late].sum()
+    assert quick.fit_info_["features_pruned"][late].min() > 0
+    assert 0 < quick.fit_info_["mass90_fraction"][-1] < quick.fit_info_["mass90_fraction"][0] <= 1
+
+
+def test_bad_quick_value():
+    X, y = adversarial(0, 50, 3, "plain")
+    with pytest.raises(ValueError, match="quick must be True, False or 'auto'"):
+        AdaBoostClassifier(quick="sometimes").fit(X, y)
