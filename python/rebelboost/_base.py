@@ -41,7 +41,11 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
         quick = getattr(self, "quick", "auto")
         if not (isinstance(quick, (bool, np.bool_)) or quick == "auto"):
             raise ValueError(f"quick must be True, False or 'auto', got {quick!r}")
+        criterion = getattr(self, "criterion", "loss")
+        if criterion not in ("loss", "gini"):
+            raise ValueError(f"criterion must be 'loss' or 'gini', got {criterion!r}")
         return dict(
+            criterion=0 if criterion == "loss" else 1,
             quick=2 if quick == "auto" else int(bool(quick)),
             n_estimators=n_estimators,
             max_depth=max_depth,
@@ -86,6 +90,7 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
             params["n_threads"],
             bin_seed=self._bin_seed(),
             quick=params["quick"],
+            criterion=params["criterion"],
             callback=callback,
             **extra,
         )

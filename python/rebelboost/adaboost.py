@@ -41,6 +41,11 @@ class AdaBoostClassifier(BaseBoostingClassifier):
         QuickBoost (thesis Ch. 3): skip the histogram work of features whose error on the heaviest samples
         already proves they cannot win. The model is the same bit for bit in every mode; "auto" picks the
         pruned pass or the full scan per node from measured costs.
+    criterion : "loss" or "gini", default="loss"
+        How a tree split is chosen: "loss" minimises AdaBoost's own loss (the weighted error, thesis Eq.
+        2.13); "gini" minimises the weighted Gini impurity like scikit-learn's trees (inside its
+        AdaBoostClassifier). Leaves and steps are AdaBoost's either way. QuickBoost pruning applies to
+        "loss" only (with "gini" every node is scanned in full).
 
     Attributes
     ----------
@@ -70,6 +75,7 @@ class AdaBoostClassifier(BaseBoostingClassifier):
         random_state=None,
         verbose=0,
         quick="auto",
+        criterion="loss",
     ):
         self.n_estimators = n_estimators
         self.max_depth = max_depth
@@ -79,6 +85,7 @@ class AdaBoostClassifier(BaseBoostingClassifier):
         self.random_state = random_state
         self.verbose = verbose
         self.quick = quick
+        self.criterion = criterion
 
     def fit(self, X, y, sample_weight=None):
         """Fit on X (n_samples, n_features; NaN = missing) and binary labels y of any type."""

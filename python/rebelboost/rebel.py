@@ -32,8 +32,8 @@ class REBELClassifier(BaseBoostingClassifier):
         (rows and columns in the order of ``classes_``, i.e. sorted labels). Zero diagonal, non-negative,
         finite, no all-zero row. A dict ``{(true_label, predicted_label): cost}`` sets those entries and
         leaves every other off-diagonal entry at 1. None means uniform costs (plain multi-class).
-    n_bins, learning_rate, n_jobs, random_state, verbose
-        As in :class:`rebelboost.AdaBoostClassifier`.
+    n_bins, learning_rate, n_jobs, random_state, verbose, quick
+        As in :class:`rebelboost.AdaBoostClassifier` (pruning applies to the layers below the root).
 
     Attributes
     ----------

@@ -27,8 +27,8 @@ class VEBBoostClassifier(BaseBoostingClassifier):
     ----------
     lam : float in [0, 1], default=0.5
         Weight of the sample-variance penalty.
-    n_estimators, max_depth, n_bins, learning_rate, n_jobs, random_state, verbose
-        As in :class:`rebelboost.AdaBoostClassifier`.
+    n_estimators, max_depth, n_bins, learning_rate, n_jobs, random_state, verbose, quick, criterion
+        As in :class:`rebelboost.AdaBoostClassifier` (the tree search sees the weights u).
 
     Attributes
     ----------
@@ -49,6 +49,7 @@ class VEBBoostClassifier(BaseBoostingClassifier):
         random_state=None,
         verbose=0,
         quick="auto",
+        criterion="loss",
     ):
         self.lam = lam
         self.n_estimators = n_estimators
@@ -59,6 +60,7 @@ class VEBBoostClassifier(BaseBoostingClassifier):
         self.random_state = random_state
         self.verbose = verbose
         self.quick = quick
+        self.criterion = criterion
 
     def fit(self, X, y, sample_weight=None):
         """Fit on X (NaN = missing) and binary labels y of any type."""

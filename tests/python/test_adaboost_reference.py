@@ -138,3 +138,60 @@ def test_depth2_tree_matches_layerwise_brute_force():
     alpha = 0.5 * np.log((1 - err + eps) / (err + eps))
     assert tree["step"][0] == pytest.approx(alpha, rel=1e-9)
     np.testing.assert_allclose(clf.decision_function(X), bias + alpha * f, rtol=1e-9, atol=1e-12)
+
+
+def brute_force_gini_stump(X, y_pm, w):
+    """Best stump by weighted Gini impurity sum_side (T^2 - S^2) / (2T); lowest (feature, threshold) on ties."""
+    best = None
+    for j in range(X.shape[1]):
+        for threshold in midpoints(X[:, j]):
+            left = X[:, j] <= threshold
+            impurity = 0.0
+            for side in (left, ~left):
+                T, S = w[side].sum(), (y_pm * w)[side].sum()
+                impurity += (T * T - S * S) / (2 * T)
+            if best is None or impurity < best[0] - 1e-12:
+                best = (impurity, j, threshold)
+    return best
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_gini_criterion_stump_matches_brute_force(seed):
+    rng = np.random.RandomState(50 + seed)
+    X = rng.normal(size=(70, 4)).round(2)
+    y = (X[:, 1] ** 2 + 0.3 * rng.normal(size=70) > 0.8).astype(int)
+    sw = rng.exponential(size=70)
+    y_pm = 2 * y - 1
+    bias, _ = reference_adaboost(X, y_pm, 0, sw)
+    w = sw / sw.sum() * np.exp(-y_pm * bias)
+    w /= w.sum()
+    _, j, thr = brute_force_gini_stump(X, y_pm, w)
+    clf = AdaBoostClassifier(n_estimators=1, criterion="gini", n_jobs=1).fit(X, y, sample_weight=sw)
+    tree = clf._model.trees()[0]
+    assert (tree["feature"][0], tree["threshold"][0]) == (j, thr)
+    # leaves follow the weighted majority, the step is AdaBoost's for that tree
+    left = X[:, j] <= thr
+    for side, node in ((left, tree["left"][0]), (~left, tree["right"][0])):
+        assert tree["value"][node] == (1 if (y_pm * w)[side].sum() > 0 else -1)
+    f = np.where(left, tree["value"][tree["left"][0]], tree["value"][tree["right"][0]])
+    err = w[f != y_pm].sum()
+    eps = 1.0 / max(len(y), sw.sum())
+    assert tree["step"][0] == pytest.approx(0.5 * np.log((1 - err + eps) / (err + eps)), rel=1e-9)
+
+
+def test_gini_models_do_not_depend_on_threads_and_reject_rebel():
+    from rebelboost import _core
+
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(5000, 8))
+    X[rng.rand(*X.shape) < 0.05] = np.nan
+    y = (np.nan_to_num(X[:, 0]) * np.nan_to_num(X[:, 1]) > 0).astype(int)
+    a = AdaBoostClassifier(n_estimators=20, max_depth=3, criterion="gini", n_jobs=1).fit(X, y)
+    b = AdaBoostClassifier(n_estimators=20, max_depth=3, criterion="gini", n_jobs=2).fit(X, y)
+    assert a._model.to_bytes() == b._model.to_bytes()
+    X_clean = np.nan_to_num(X)  # XOR: the Gini root is uninformative, depth 3 still fits it (as scikit-learn does)
+    assert AdaBoostClassifier(n_estimators=20, max_depth=3, criterion="gini").fit(X_clean, y).score(X_clean, y) > 0.9
+    with pytest.raises(ValueError, match="criterion must be 'loss' or 'gini'"):
+        AdaBoostClassifier(criterion="entropy").fit(X, y)
+    with pytest.raises(ValueError, match="gini criterion is available for the binary losses"):
+        _core.train(X, y.astype(np.int32), None, 2, "rebel", 2, 1, 256, 1.0, 1, criterion=1)

@@ -25,6 +25,10 @@ struct TrainParams {
   int quick = 2;
   double quick_eta = 0.9;   // mass of the first subset
   int quick_chunks = 20;    // further subsets
+  // Split criterion of the tree layers searched with scalar values (all layers of the binary losses, the
+  // layers below the root for REBEL): 0 = the loss itself (weighted error for AdaBoost), 1 = weighted Gini
+  // impurity (as scikit-learn's trees). QuickBoost pruning applies to 0 only.
+  int criterion = 0;
   // VEB-Boost: weight of the sample-variance penalty, in [0, 1] (0.5 in the paper's experiments).
   double veb_lambda = 0.5;
   // REBEL: cost matrix C (n_classes x n_classes, row-major; C[y][k] = cost of predicting k for class y):

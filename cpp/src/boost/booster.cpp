@@ -94,17 +94,21 @@ TrainResult train(MatrixView<T> X, const std::int32_t* y, const double* sample_w
     weight_total = std::max(weight_total, s);
   }
   const bool multiclass = params.loss == LossKind::kRebel;
+  // Rows sorted by class: REBEL's root search and the Gini criterion read class blocks.
+  const bool sort_by_class = multiclass || (params.criterion == 1 && n_classes == 2);
   const double per_class = multiclass ? static_cast<double>(n_classes) : 1.0;
   const double smoothing = params.smoothing < 0 ? 1.0 / (per_class * weight_total) : params.smoothing;
 
   const double* original_weight = sample_weight;  // in X's row order, for the bin edges
-  // REBEL's root search reads rows in class blocks: train on rows sorted by class (stable). The model
-  // does not depend on the row order (exact fixed-point sums, ties broken by feature and bin).
+  // Train on rows sorted by class (stable) when class blocks are needed. The model does not depend on the
+  // row order (exact fixed-point sums, ties broken by feature and bin).
   std::vector<std::size_t> rows;
   std::vector<std::size_t> class_begin;
   std::vector<std::int32_t> y_sorted;
   std::vector<double> w_sorted;
-  if (multiclass) {
+  if (params.criterion == 1 && params.loss == LossKind::kRebel)
+    throw InvalidArgument("the gini criterion is available for the binary losses (AdaBoost, VEB-Boost) only");
+  if (sort_by_class) {
     class_begin.assign(n_classes + 1, 0);
     for (std::size_t i = 0; i < n; ++i) ++class_begin[static_cast<std::size_t>(y[i]) + 1];
     for (std::size_t c = 0; c < n_classes; ++c) class_begin[c + 1] += class_begin[c];
@@ -163,7 +167,10 @@ TrainResult train(MatrixView<T> X, const std::int32_t* y, const double* sample_w
   if (params.quick_chunks < 1) throw InvalidArgument("quick_chunks must be >= 1");
   const tree::QuickMode quick = params.quick == 0 ? tree::QuickMode::kOff
                                 : params.quick == 1 ? tree::QuickMode::kOn : tree::QuickMode::kAuto;
-  tree::TreeGrower grower(binned, bins, n_threads, class_begin, quick, {params.quick_eta, params.quick_chunks});
+  if (params.criterion < 0 || params.criterion > 1) throw InvalidArgument("criterion must be 0 (loss) or 1 (gini)");
+  const tree::Criterion criterion = params.criterion == 1 ? tree::Criterion::kGini : tree::Criterion::kLoss;
+  tree::TreeGrower grower(binned, bins, n_threads, class_begin, quick, {params.quick_eta, params.quick_chunks},
+                          criterion);
   for (int t = 0; t < params.n_estimators; ++t) {
     tree::GrowResult grown = grower.grow(*loss, params.max_depth);
     const std::int8_t* f = grown.outputs.data();

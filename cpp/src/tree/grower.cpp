@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 #include <numeric>
+#include <stdexcept>
 
 #include "tree/histogram.hpp"
 #include "tree/multiclass_split.hpp"
@@ -55,9 +56,13 @@ void QuickChooser::record(bool quick, double seconds, std::size_t node_rows) {
 }
 
 TreeGrower::TreeGrower(const data::BinnedMatrix& X, const data::BinMapper& bins, int n_threads,
-                       std::vector<std::size_t> class_begin, QuickMode quick, QuickParams quick_params)
-    : X_(X), bins_(bins), n_threads_(n_threads), class_begin_(std::move(class_begin)), quick_(quick),
-      quick_params_(quick_params) {
+                       std::vector<std::size_t> class_begin, QuickMode quick, QuickParams quick_params,
+                       Criterion criterion)
+    : X_(X), bins_(bins), n_threads_(n_threads), class_begin_(std::move(class_begin)), criterion_(criterion),
+      // Pruning is implemented for the loss criterion; Gini always scans in full.
+      quick_(criterion == Criterion::kGini ? QuickMode::kOff : quick), quick_params_(quick_params) {
+  if (criterion_ == Criterion::kGini && class_begin_.size() != 3)
+    throw std::logic_error("Gini criterion needs rows sorted by class (2 classes)");
   if (quick_ != QuickMode::kOff) {
     identity_rows_.resize(X.n_samples);
     std::iota(identity_rows_.begin(), identity_rows_.end(), 0u);
@@ -109,6 +114,18 @@ GrowResult TreeGrower::grow(SplitObjective& objective, int max_depth) {
       if (leaves[l].end - leaves[l].begin >= 2) open.push_back(l);
     if (!identity)
       for (std::size_t i = 0; i < n; ++i) q_ordered_[i] = q[order_[i]];
+    const bool gini = criterion_ == Criterion::kGini;
+    // Gini: where each open leaf's class-1 rows start (rows stay sorted by index, hence by class).
+    std::vector<std::size_t> class_split(open.size());
+    if (gini)
+      for (std::size_t o = 0; o < open.size(); ++o) {
+        const Leaf& leaf = leaves[open[o]];
+        class_split[o] = identity ? std::clamp(class_begin_[1], leaf.begin, leaf.end)
+                                  : static_cast<std::size_t>(std::lower_bound(order_.begin() + static_cast<std::ptrdiff_t>(leaf.begin),
+                                                                              order_.begin() + static_cast<std::ptrdiff_t>(leaf.end),
+                                                                              static_cast<std::uint32_t>(class_begin_[1])) -
+                                                             order_.begin());
+      }
 
     // Which open leaves prune features (QuickBoost): their rows heaviest first give the mass concentration.
     std::vector<std::uint8_t> use_quick(open.size(), 0);
@@ -137,17 +154,35 @@ GrowResult TreeGrower::grow(SplitObjective& objective, int max_depth) {
         const std::uint8_t* column = X_.column(f);
         const int n_value_bins = bins_.n_value_bins(f);
         alignas(64) std::int64_t hist[kHistBins];
+        alignas(64) std::int64_t abs_hist[kHistBins];
         for (std::size_t o = 0; o < open.size(); ++o) {
           if (use_quick[o]) continue;
           const Leaf& leaf = leaves[open[o]];
+          const std::size_t len = leaf.end - leaf.begin;
+          auto add = [&](std::size_t begin, std::size_t end, std::int64_t* h) {
+            if (identity) {
+              accumulate(column + begin, q + begin, end - begin, h);
+            } else {
+              accumulate_gather(column, order_.data() + begin, q_ordered_.data() + begin, end - begin, h);
+            }
+          };
           std::fill(hist, hist + kHistBins, 0);
-          if (identity) {
-            accumulate(column + leaf.begin, q + leaf.begin, leaf.end - leaf.begin, hist);
+          if (gini) {  // hist: class 0 rows, abs_hist: class 1 rows; then S and T per bin
+            std::fill(abs_hist, abs_hist + kHistBins, 0);
+            add(leaf.begin, class_split[o], hist);
+            add(class_split[o], leaf.end, abs_hist);
+            for (int b = 0; b < kHistBins; ++b) {
+              const std::int64_t a = hist[b], c = abs_hist[b];
+              hist[b] = a + c;
+              abs_hist[b] = abs64(a) + abs64(c);
+            }
+            best[o * n_features + f] =
+                best_split_gini(hist, abs_hist, n_value_bins, missing, static_cast<std::int32_t>(f));
           } else {
-            accumulate_gather(column, order_.data() + leaf.begin, q_ordered_.data() + leaf.begin,
-                              leaf.end - leaf.begin, hist);
+            add(leaf.begin, leaf.end, hist);
+            (void)len;
+            best[o * n_features + f] = best_split(hist, n_value_bins, missing, static_cast<std::int32_t>(f));
           }
-          best[o * n_features + f] = best_split(hist, n_value_bins, missing, static_cast<std::int32_t>(f));
           if (f == 0) {
             std::int64_t total = 0;
             for (int b = 0; b < kHistBins; ++b) total += hist[b];
@@ -222,7 +257,8 @@ GrowResult TreeGrower::grow(SplitObjective& objective, int max_depth) {
         next.push_back(leaf);
         continue;
       }
-      const double gain = static_cast<double>(s.score - abs64(leaf_sum[l])) / (2.0 * kFixedPointScale);
+      const double gain = gini ? s.gini_gain / kFixedPointScale
+                               : static_cast<double>(s.score - abs64(leaf_sum[l])) / (2.0 * kFixedPointScale);
       for (const Leaf& child : split_leaf(result, leaf, s, gain, identity, last_layer)) next.push_back(child);
     }
     if (!any_split) break;

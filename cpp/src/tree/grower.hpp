@@ -39,6 +39,13 @@ struct GrowResult {
   double mass90_fraction = -1.0;     // root: fraction of its rows holding 90 % of the split-value mass
 };
 
+// Split criterion of the scalar layers: the loss itself (|L| + |R|, i.e. weighted error for the binary
+// losses) or the weighted Gini impurity of the split values (as scikit-learn's trees). Gini needs rows
+// sorted by class with class_begin = {0, n_0, n} and one sign of q per class (the binary losses): the
+// two classes' histograms then give the signed sum S and the weight T = |S_0| + |S_1| per bin at the cost
+// of one histogram.
+enum class Criterion { kLoss, kGini };
+
 // Whether node searches prune features (QuickBoost). Every mode gives the same tree bit for bit.
 enum class QuickMode { kOff, kOn, kAuto };
 
@@ -65,7 +72,7 @@ class TreeGrower {
   // class_begin (K + 1 row offsets of the class blocks) is needed only by multi-class objectives.
   TreeGrower(const data::BinnedMatrix& X, const data::BinMapper& bins, int n_threads,
              std::vector<std::size_t> class_begin = {}, QuickMode quick = QuickMode::kOff,
-             QuickParams quick_params = {});
+             QuickParams quick_params = {}, Criterion criterion = Criterion::kLoss);
 
   // Layer 0 picks the best root split; each further layer splits every leaf (depth < max_depth)
   // whose best split strictly improves the loss at the current step, and re-chooses unsplit leaves'
@@ -90,6 +97,7 @@ class TreeGrower {
   const data::BinMapper& bins_;
   int n_threads_;
   std::vector<std::size_t> class_begin_;
+  Criterion criterion_;
   QuickMode quick_;
   QuickParams quick_params_;
   QuickChooser chooser_;

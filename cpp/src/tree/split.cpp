@@ -39,4 +39,58 @@ SplitInfo best_split(const std::int64_t* hist, int n_value_bins, int missing_bin
   return best;
 }
 
+namespace {
+
+// S^2 / T for one side (0 for an empty side): the impurity is (T - S^2 / T) / 2, so larger is purer.
+double purity(std::int64_t S, std::int64_t T) {
+  if (T <= 0) return 0.0;
+  const double s = static_cast<double>(S);
+  return s * s / static_cast<double>(T);
+}
+
+}  // namespace
+
+SplitInfo best_split_gini(const std::int64_t* signed_hist, const std::int64_t* abs_hist, int n_value_bins,
+                          int missing_bin, std::int32_t feature) {
+  std::int64_t vs = 0, vt = 0;
+  for (int b = 0; b < n_value_bins; ++b) {
+    vs += signed_hist[b];
+    vt += abs_hist[b];
+  }
+  const std::int64_t ms = signed_hist[missing_bin], mt = abs_hist[missing_bin];
+  const double unsplit = purity(vs + ms, vt + mt);
+  SplitInfo best;
+  best.score = 0;
+  double best_gain = 0.0;  // must be strictly positive
+  std::int64_t ls = 0, lt = 0;
+  for (int bin = 0; bin < n_value_bins; ++bin) {
+    ls += signed_hist[bin];
+    lt += abs_hist[bin];
+    const std::int64_t rs = vs - ls, rt = vt - lt;
+    const double right_gain = 0.5 * (purity(ls, lt) + purity(rs + ms, rt + mt) - unsplit);
+    if (right_gain > best_gain) {
+      best_gain = right_gain;
+      best.bin = bin;
+      best.nan_left = false;
+      best.left_sum = ls;
+      best.right_sum = rs + ms;
+    }
+    if (mt != 0 && bin < n_value_bins - 1) {
+      const double left_gain = 0.5 * (purity(ls + ms, lt + mt) + purity(rs, rt) - unsplit);
+      if (left_gain > best_gain) {
+        best_gain = left_gain;
+        best.bin = bin;
+        best.nan_left = true;
+        best.left_sum = ls + ms;
+        best.right_sum = rs;
+      }
+    }
+  }
+  if (best.bin >= 0) {
+    best.feature = feature;
+    best.gini_gain = best_gain;
+  }
+  return best;
+}
+
 }  // namespace rebelboost::tree

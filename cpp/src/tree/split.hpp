@@ -13,6 +13,7 @@ namespace rebelboost::tree {
 
 struct SplitInfo {
   std::int64_t score = std::numeric_limits<std::int64_t>::min();  // |L| + |R|
+  double gini_gain = 0.0;     // Gini criterion only: decrease of the weighted impurity (fixed-point units)
   std::int32_t feature = -1;
   std::int32_t bin = -1;      // value bins 0..bin go left
   bool nan_left = false;
@@ -22,9 +23,11 @@ struct SplitInfo {
   bool found() const { return feature >= 0; }
 };
 
-// Strict order used to pick the winner: higher score, then lower feature, lower bin, NaN right first.
+// Strict order used to pick the winner: higher score (Gini: higher gain), then lower feature, lower bin,
+// NaN right first.
 inline bool better(const SplitInfo& a, const SplitInfo& b) {
   if (a.score != b.score) return a.score > b.score;
+  if (a.gini_gain != b.gini_gain) return a.gini_gain > b.gini_gain;
   if (a.feature != b.feature) return a.feature < b.feature;
   if (a.bin != b.bin) return a.bin < b.bin;
   return !a.nan_left && b.nan_left;
@@ -35,5 +38,13 @@ inline bool better(const SplitInfo& a, const SplitInfo& b) {
 SplitInfo best_split(const std::int64_t* hist, int n_value_bins, int missing_bin, std::int32_t feature);
 
 inline std::int64_t abs64(std::int64_t v) { return v < 0 ? -v : v; }
+
+// The same search under the weighted Gini impurity (as scikit-learn's trees): `signed_hist` holds the
+// split values q (sign = class, |q| = weight) per bin, `abs_hist` their absolute values. A side with
+// signed sum S and weight T has impurity (T^2 - S^2) / (2T); the split with the largest decrease of the
+// summed impurity wins, if the decrease is positive. score is 0 for every Gini split, so better()
+// compares gini_gain.
+SplitInfo best_split_gini(const std::int64_t* signed_hist, const std::int64_t* abs_hist, int n_value_bins,
+                          int missing_bin, std::int32_t feature);
 
 }  // namespace rebelboost::tree
