@@ -3,14 +3,17 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "tree/histogram.hpp"
 #include "util/parallel.hpp"
 
 namespace rebelboost::loss {
 
-void right_wrong_sums(const std::int8_t* f, const std::int8_t* y, const double* u, std::size_t n, double& right,
-                      double& wrong) {
+namespace {
+
+void block_sums(const std::int8_t* f, const std::int8_t* y, const double* u, std::size_t n, double& right,
+                double& wrong) {
   // acc[k][right?]: four interleaved, branch-free partial sums that break the add latency chain.
   double acc[4][2] = {{0, 0}, {0, 0}, {0, 0}, {0, 0}};
   std::size_t i = 0;
@@ -19,6 +22,25 @@ void right_wrong_sums(const std::int8_t* f, const std::int8_t* y, const double* 
   for (; i < n; ++i) acc[0][f[i] == y[i]] += u[i];
   right = (acc[0][1] + acc[1][1]) + (acc[2][1] + acc[3][1]);
   wrong = (acc[0][0] + acc[1][0]) + (acc[2][0] + acc[3][0]);
+}
+
+}  // namespace
+
+void right_wrong_sums(const std::int8_t* f, const std::int8_t* y, const double* u, std::size_t n, double& right,
+                      double& wrong, int n_threads, std::size_t block) {
+  const std::size_t n_blocks = (n + block - 1) / block;
+  std::vector<double> r(n_blocks), w(n_blocks);
+  util::parallel_for(static_cast<std::ptrdiff_t>(n_blocks), n_threads, [&](std::ptrdiff_t b) {
+    const std::size_t begin = static_cast<std::size_t>(b) * block;
+    const std::size_t len = std::min(block, n - begin);
+    block_sums(f + begin, y + begin, u + begin, len, r[static_cast<std::size_t>(b)], w[static_cast<std::size_t>(b)]);
+  });
+  right = 0.0;
+  wrong = 0.0;
+  for (std::size_t b = 0; b < n_blocks; ++b) {
+    right += r[b];
+    wrong += w[b];
+  }
 }
 
 BinaryExpLoss::BinaryExpLoss(const std::int32_t* y, const double* sample_weight, std::size_t n, double smoothing,
@@ -56,7 +78,7 @@ const std::int64_t* BinaryExpLoss::split_values(int layer, const std::int8_t* f)
 
 Loss::Step BinaryExpLoss::step(const std::int8_t* f) const {
   double right = 0.0, wrong = 0.0;
-  right_wrong_sums(f, y_.data(), search_weights().data(), n_, right, wrong);
+  right_wrong_sums(f, y_.data(), search_weights().data(), n_, right, wrong, pass_threads(), kBlock);
   const double total = right + wrong;
   Step s;
   s.step = {step_scale_ * std::log((right + smoothing_ * total) / (wrong + smoothing_ * total))};
@@ -69,7 +91,7 @@ Loss::Step BinaryExpLoss::step(const std::int8_t* f) const {
 }
 
 void BinaryExpLoss::w_sums(const std::int8_t* f, double& right, double& wrong) const {
-  right_wrong_sums(f, y_.data(), w_.data(), n_, right, wrong);
+  right_wrong_sums(f, y_.data(), w_.data(), n_, right, wrong, pass_threads(), kBlock);
 }
 
 void BinaryExpLoss::update(const std::int8_t* f, const std::vector<double>& a, const Step& sums) {

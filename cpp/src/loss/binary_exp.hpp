@@ -44,7 +44,7 @@ class BinaryExpLoss : public Loss {
   std::ptrdiff_t n_blocks() const { return static_cast<std::ptrdiff_t>((n_ + kBlock - 1) / kBlock); }
   static std::size_t block_begin(std::ptrdiff_t b) { return static_cast<std::size_t>(b) * kBlock; }
   std::size_t block_end(std::ptrdiff_t b) const { return n_ < block_begin(b) + kBlock ? n_ : block_begin(b) + kBlock; }
-  int pass_threads() const { return n_ > (1u << 18) ? n_threads_ : 1; }  // waking threads pays off above ~256k
+  int pass_threads() const { return n_ > (1u << 16) ? n_threads_ : 1; }  // waking threads pays off above ~64k
 
   std::size_t n_;
   int n_threads_;
@@ -58,8 +58,9 @@ class BinaryExpLoss : public Loss {
   double z_ = 1.0;          // sum of s exp(-y H): the AdaBoost loss, 1 at H = 0
 };
 
-// Sums of `u` over samples f gets right / wrong with four interleaved partial sums (fixed order).
+// Sums of `u` over samples f gets right / wrong: fixed blocks of `block` samples (each with four
+// interleaved partial sums), added in block order, so the result does not depend on n_threads.
 void right_wrong_sums(const std::int8_t* f, const std::int8_t* y, const double* u, std::size_t n, double& right,
-                      double& wrong);
+                      double& wrong, int n_threads, std::size_t block);
 
 }  // namespace rebelboost::loss
