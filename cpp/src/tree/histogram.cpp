@@ -19,7 +19,14 @@ inline void fold(std::int64_t (&h)[4][kHistBins + kPad], std::int64_t* hist) {
 
 }  // namespace
 
+// Below this many rows, zeroing and folding the 4 copies (8 KiB) costs more than the chains they break.
+constexpr std::size_t kSmall = 256;
+
 void accumulate(const std::uint8_t* codes, const std::int64_t* values, std::size_t n, std::int64_t* hist) {
+  if (n < kSmall) {
+    for (std::size_t i = 0; i < n; ++i) hist[codes[i]] += values[i];
+    return;
+  }
   alignas(64) std::int64_t h[4][kHistBins + kPad];
   std::memset(h, 0, sizeof(h));
   std::size_t i = 0;
@@ -35,6 +42,10 @@ void accumulate(const std::uint8_t* codes, const std::int64_t* values, std::size
 
 void accumulate_gather(const std::uint8_t* column, const std::uint32_t* rows, const std::int64_t* values,
                        std::size_t n, std::int64_t* hist) {
+  if (n < kSmall) {
+    for (std::size_t i = 0; i < n; ++i) hist[column[rows[i]]] += values[i];
+    return;
+  }
   alignas(64) std::int64_t h[4][kHistBins + kPad];
   std::memset(h, 0, sizeof(h));
   std::size_t i = 0;
