@@ -38,7 +38,8 @@ py::tuple train_py(const py::array& X, const py::array_t<std::int32_t, py::array
                    const py::object& sample_weight, std::size_t n_classes, const std::string& loss,
                    int n_estimators, int max_depth, int n_bins, double learning_rate, int n_threads,
                    double smoothing, std::size_t bin_subsample, std::int64_t bin_seed,
-                   const py::object& callback, double veb_lambda, const py::object& cost_matrix, int quick, int criterion) {
+                   const py::object& callback, double veb_lambda, const py::object& cost_matrix, int quick, int criterion, double weight_trim,
+                   double subsample, double feature_fraction, std::int64_t seed) {
   TrainParams p;
   p.loss = parse_loss(loss);
   p.n_estimators = n_estimators;
@@ -52,6 +53,10 @@ py::tuple train_py(const py::array& X, const py::array_t<std::int32_t, py::array
   p.veb_lambda = veb_lambda;
   p.quick = quick;
   p.criterion = criterion;
+  p.weight_trim = weight_trim;
+  p.subsample = subsample;
+  p.feature_fraction = feature_fraction;
+  p.seed = seed;
   if (!cost_matrix.is_none()) {
     auto c = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(cost_matrix);
     if (!c || c.ndim() != 2) throw InvalidArgument("cost_matrix must be a 2-D array of numbers");
@@ -98,6 +103,8 @@ void bind_train(py::module_& m) {
         py::arg("learning_rate"), py::arg("n_threads"), py::arg("smoothing") = -1.0,
         py::arg("bin_subsample") = 200000, py::arg("bin_seed") = -1, py::arg("callback") = py::none(), py::arg("veb_lambda") = 0.5,
         py::arg("cost_matrix") = py::none(), py::arg("quick") = 2, py::arg("criterion") = 0,
+        py::arg("weight_trim") = 1.0, py::arg("subsample") = 1.0, py::arg("feature_fraction") = 1.0,
+        py::arg("seed") = 0,
         "Fit a boosted ensemble; returns (Model, history, stop_reason). X float32/float64, y int32 class indices.");
 }
 

@@ -41,10 +41,17 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
         quick = getattr(self, "quick", "auto")
         if not (isinstance(quick, (bool, np.bool_)) or quick == "auto"):
             raise ValueError(f"quick must be True, False or 'auto', got {quick!r}")
+        sampling = {}
+        for name in ("weight_trim", "subsample", "feature_fraction"):
+            value = getattr(self, name, 1.0)
+            if not isinstance(value, numbers.Real) or isinstance(value, bool) or not 0.0 < value <= 1.0:
+                raise ValueError(f"{name} must be a number in (0, 1], got {value!r}")
+            sampling[name] = float(value)
         criterion = getattr(self, "criterion", "loss")
         if criterion not in ("loss", "gini"):
             raise ValueError(f"criterion must be 'loss' or 'gini', got {criterion!r}")
         return dict(
+            sampling=sampling,
             criterion=0 if criterion == "loss" else 1,
             quick=2 if quick == "auto" else int(bool(quick)),
             n_estimators=n_estimators,
@@ -91,6 +98,8 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
             bin_seed=self._bin_seed(),
             quick=params["quick"],
             criterion=params["criterion"],
+            seed=max(0, self._bin_seed()),
+            **params["sampling"],
             callback=callback,
             **extra,
         )

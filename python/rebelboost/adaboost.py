@@ -41,6 +41,14 @@ class AdaBoostClassifier(BaseBoostingClassifier):
         QuickBoost (thesis Ch. 3): skip the histogram work of features whose error on the heaviest samples
         already proves they cannot win. The model is the same bit for bit in every mode; "auto" picks the
         pruned pass or the full scan per node from measured costs.
+    weight_trim : float in (0, 1], default=1.0
+        Weight trimming (Friedman et al.): each tree is searched on the heaviest samples holding this
+        fraction of the weight only (1.0: off). The step still uses every sample.
+    subsample : float in (0, 1], default=1.0
+        StochasticBoost: each sample takes part in a tree's search with this probability (seeded by
+        ``random_state``; None means seed 0, so fits are reproducible).
+    feature_fraction : float in (0, 1], default=1.0
+        LazyBoost: each tree is searched over this fraction of the features (seeded likewise).
     criterion : "loss" or "gini", default="loss"
         How a tree split is chosen: "loss" minimises AdaBoost's own loss (the weighted error, thesis Eq.
         2.13); "gini" minimises the weighted Gini impurity like scikit-learn's trees (inside its
@@ -75,6 +83,9 @@ class AdaBoostClassifier(BaseBoostingClassifier):
         random_state=None,
         verbose=0,
         quick="auto",
+        weight_trim=1.0,
+        subsample=1.0,
+        feature_fraction=1.0,
         criterion="loss",
     ):
         self.n_estimators = n_estimators
@@ -85,6 +96,9 @@ class AdaBoostClassifier(BaseBoostingClassifier):
         self.random_state = random_state
         self.verbose = verbose
         self.quick = quick
+        self.weight_trim = weight_trim
+        self.subsample = subsample
+        self.feature_fraction = feature_fraction
         self.criterion = criterion
 
     def fit(self, X, y, sample_weight=None):

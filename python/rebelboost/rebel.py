@@ -33,7 +33,7 @@ class REBELClassifier(BaseBoostingClassifier):
         finite, no all-zero row. A dict ``{(true_label, predicted_label): cost}`` sets those entries and
         leaves every other off-diagonal entry at 1. None means uniform costs (plain multi-class).
     n_bins, learning_rate, n_jobs, random_state, verbose, quick
-        As in :class:`rebelboost.AdaBoostClassifier` (pruning applies to the layers below the root).
+        As in :class:`rebelboost.AdaBoostClassifier` (also weight_trim, subsample, feature_fraction) (pruning applies to the layers below the root).
 
     Attributes
     ----------
@@ -57,6 +57,9 @@ class REBELClassifier(BaseBoostingClassifier):
         random_state=None,
         verbose=0,
         quick="auto",
+        weight_trim=1.0,
+        subsample=1.0,
+        feature_fraction=1.0,
     ):
         self.n_estimators = n_estimators
         self.max_depth = max_depth
@@ -67,6 +70,9 @@ class REBELClassifier(BaseBoostingClassifier):
         self.random_state = random_state
         self.verbose = verbose
         self.quick = quick
+        self.weight_trim = weight_trim
+        self.subsample = subsample
+        self.feature_fraction = feature_fraction
 
     def fit(self, X, y, sample_weight=None):
         """Fit on X (NaN = missing) and labels y of any type (2 or more classes)."""

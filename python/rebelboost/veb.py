@@ -28,7 +28,7 @@ class VEBBoostClassifier(BaseBoostingClassifier):
     lam : float in [0, 1], default=0.5
         Weight of the sample-variance penalty.
     n_estimators, max_depth, n_bins, learning_rate, n_jobs, random_state, verbose, quick, criterion
-        As in :class:`rebelboost.AdaBoostClassifier` (the tree search sees the weights u).
+        As in :class:`rebelboost.AdaBoostClassifier` (also weight_trim, subsample, feature_fraction) (the tree search sees the weights u).
 
     Attributes
     ----------
@@ -49,6 +49,9 @@ class VEBBoostClassifier(BaseBoostingClassifier):
         random_state=None,
         verbose=0,
         quick="auto",
+        weight_trim=1.0,
+        subsample=1.0,
+        feature_fraction=1.0,
         criterion="loss",
     ):
         self.lam = lam
@@ -60,6 +63,9 @@ class VEBBoostClassifier(BaseBoostingClassifier):
         self.random_state = random_state
         self.verbose = verbose
         self.quick = quick
+        self.weight_trim = weight_trim
+        self.subsample = subsample
+        self.feature_fraction = feature_fraction
         self.criterion = criterion
 
     def fit(self, X, y, sample_weight=None):

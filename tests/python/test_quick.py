@@ -72,3 +72,48 @@ def test_bad_quick_value():
     X, y = adversarial(0, 50, 3, "plain")
     with pytest.raises(ValueError, match="quick must be True, False or 'auto'"):
         AdaBoostClassifier(quick="sometimes").fit(X, y)
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    seed=st.integers(0, 10_000),
+    loss=st.sampled_from(sorted(ESTIMATORS)),
+    heuristic=st.sampled_from([{"weight_trim": 0.9}, {"subsample": 0.5}, {"feature_fraction": 0.4},
+                               {"weight_trim": 0.95, "subsample": 0.7, "feature_fraction": 0.6}]),
+    depth=st.integers(1, 3),
+    threads=st.sampled_from([1, 2]),
+)
+def test_heuristics_compose_with_every_quick_mode(seed, loss, heuristic, depth, threads):
+    X, y = adversarial(seed, 250, 6, "plain")
+    if loss == "rebel":
+        y = y + (np.nan_to_num(X[:, 2]) > 0.5)
+    models = [
+        ESTIMATORS[loss](n_estimators=10, max_depth=depth, n_jobs=threads, quick=q, random_state=3, **heuristic).fit(X, y)
+        for q in (False, True, "auto")
+    ]
+    assert models[0]._model.to_bytes() == models[1]._model.to_bytes() == models[2]._model.to_bytes()
+    # the training loss still falls every iteration: the step uses every sample
+    loss_curve = models[0].fit_info_["train_loss"]
+    assert np.all(np.diff(loss_curve) <= 1e-12 * loss_curve[:-1])
+
+
+def test_heuristics_change_the_model_and_follow_the_seed():
+    X, y = adversarial(1, 400, 8, "plain")
+    base = AdaBoostClassifier(n_estimators=15, max_depth=2).fit(X, y)._model.to_bytes()
+    for kw in ({"weight_trim": 0.8}, {"subsample": 0.5}, {"feature_fraction": 0.3}):
+        a = AdaBoostClassifier(n_estimators=15, max_depth=2, random_state=1, **kw).fit(X, y)._model.to_bytes()
+        b = AdaBoostClassifier(n_estimators=15, max_depth=2, random_state=1, **kw).fit(X, y)._model.to_bytes()
+        assert a == b and a != base
+    c = AdaBoostClassifier(n_estimators=15, max_depth=2, random_state=2, subsample=0.5).fit(X, y)._model.to_bytes()
+    d = AdaBoostClassifier(n_estimators=15, max_depth=2, random_state=1, subsample=0.5).fit(X, y)._model.to_bytes()
+    assert c != d
+    lazy = AdaBoostClassifier(n_estimators=15, feature_fraction=0.25, quick=False).fit(X, y)
+    assert lazy.fit_info_["bin_accumulations"][0] == 400 * 2  # 2 of 8 features searched
+
+
+@pytest.mark.parametrize("name", ["weight_trim", "subsample", "feature_fraction"])
+@pytest.mark.parametrize("value", [0.0, 1.5, -0.2, "x"])
+def test_bad_heuristic_values(name, value):
+    X, y = adversarial(0, 50, 3, "plain")
+    with pytest.raises(ValueError, match=f"{name} must be a number in"):
+        AdaBoostClassifier(**{name: value}).fit(X, y)

@@ -29,6 +29,12 @@ struct TrainParams {
   // layers below the root for REBEL): 0 = the loss itself (weighted error for AdaBoost), 1 = weighted Gini
   // impurity (as scikit-learn's trees). QuickBoost pruning applies to 0 only.
   int criterion = 0;
+  // Subsampling heuristics the thesis compares QuickBoost with (they change the model; QuickBoost composes
+  // with each). Per iteration, only some rows / features are searched; the step uses every row.
+  double weight_trim = 1.0;       // keep the heaviest rows holding this fraction of the weight (Friedman et al.)
+  double subsample = 1.0;         // StochasticBoost: each row searched with this probability
+  double feature_fraction = 1.0;  // LazyBoost: this fraction of the features searched
+  std::int64_t seed = 0;          // for subsample and feature_fraction (same seed -> same model)
   // VEB-Boost: weight of the sample-variance penalty, in [0, 1] (0.5 in the paper's experiments).
   double veb_lambda = 0.5;
   // REBEL: cost matrix C (n_classes x n_classes, row-major; C[y][k] = cost of predicting k for class y):

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <numeric>
 #include <string>
 
 #include "data/bin_mapper.hpp"
@@ -72,6 +73,45 @@ std::vector<double> checked_cost_matrix(const std::vector<double>& cost, std::si
     if (!any) throw InvalidArgument("cost_matrix row " + std::to_string(r) + " is all zeros; every class needs a positive misclassification cost");
   }
   return cost;
+}
+
+// splitmix64: a portable, seedable stream (std:: distributions differ between standard libraries).
+std::uint64_t mix(std::uint64_t z) {
+  z += 0x9E3779B97F4A7C15ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+double unit(std::uint64_t z) { return static_cast<double>(mix(z) >> 11) * (1.0 / 9007199254740992.0); }
+
+// Marks the heaviest rows holding `fraction` of the total mass (ties at the cut all kept): quickselect.
+void trim_by_weight(const std::vector<double>& mass, double fraction, std::vector<std::uint8_t>& keep) {
+  double total = 0.0;
+  for (double m : mass) total += m;
+  std::vector<double> v(mass);
+  double need = fraction * total;
+  std::size_t lo = 0, hi = v.size();
+  double cut = 0.0;
+  while (lo < hi) {
+    const double pivot = v[lo + (hi - lo) / 2];
+    auto gt_end = std::partition(v.begin() + static_cast<std::ptrdiff_t>(lo), v.begin() + static_cast<std::ptrdiff_t>(hi),
+                                 [&](double x) { return x > pivot; });
+    auto eq_end = std::partition(gt_end, v.begin() + static_cast<std::ptrdiff_t>(hi), [&](double x) { return x == pivot; });
+    double gt = 0.0, eq = 0.0;
+    for (auto it = v.begin() + static_cast<std::ptrdiff_t>(lo); it != gt_end; ++it) gt += *it;
+    for (auto it = gt_end; it != eq_end; ++it) eq += *it;
+    if (gt >= need && gt_end - v.begin() > static_cast<std::ptrdiff_t>(lo)) {
+      hi = static_cast<std::size_t>(gt_end - v.begin());
+    } else if (gt + eq >= need) {
+      cut = pivot;
+      break;
+    } else {
+      need -= gt + eq;
+      lo = static_cast<std::size_t>(eq_end - v.begin());
+      cut = 0.0;
+    }
+  }
+  for (std::size_t i = 0; i < mass.size(); ++i) keep[i] = keep[i] && mass[i] >= cut;
 }
 
 }  // namespace
@@ -171,8 +211,41 @@ TrainResult train(MatrixView<T> X, const std::int32_t* y, const double* sample_w
   const tree::Criterion criterion = params.criterion == 1 ? tree::Criterion::kGini : tree::Criterion::kLoss;
   tree::TreeGrower grower(binned, bins, n_threads, class_begin, quick, {params.quick_eta, params.quick_chunks},
                           criterion);
+  for (const double v : {params.weight_trim, params.subsample, params.feature_fraction})
+    if (!(v > 0.0 && v <= 1.0))
+      throw InvalidArgument("weight_trim, subsample and feature_fraction must be in (0, 1], got " + std::to_string(v));
+  const bool sample_rows = params.weight_trim < 1.0 || params.subsample < 1.0;
+  const bool sample_features = params.feature_fraction < 1.0;
+  std::vector<std::uint8_t> active_rows(sample_rows ? n : 0), active_features(sample_features ? X.n_cols : 0);
+  std::vector<double> mass(params.weight_trim < 1.0 ? n : 0);
+  std::vector<std::size_t> feature_pool(X.n_cols);
   for (int t = 0; t < params.n_estimators; ++t) {
-    tree::GrowResult grown = grower.grow(*loss, params.max_depth);
+    const auto stream = mix(static_cast<std::uint64_t>(params.seed)) ^ mix(static_cast<std::uint64_t>(t) + 0x51ED);
+    if (sample_rows) {
+      std::fill(active_rows.begin(), active_rows.end(), 1);
+      // Rows are visited in training order; `rows` maps back to X's rows, so the draw is per original row.
+      if (params.subsample < 1.0)
+        for (std::size_t i = 0; i < n; ++i)
+          active_rows[i] = unit(stream ^ mix((rows.empty() ? i : rows[i]) + 1)) < params.subsample;
+      if (params.weight_trim < 1.0) {
+        loss->sample_mass(mass.data());
+        trim_by_weight(mass, params.weight_trim, active_rows);
+      }
+    }
+    if (sample_features) {
+      // Exactly round(fraction * d) features (at least 1): a seeded partial Fisher-Yates shuffle.
+      const std::size_t d = X.n_cols;
+      const std::size_t k = std::max<std::size_t>(1, static_cast<std::size_t>(std::lround(params.feature_fraction * static_cast<double>(d))));
+      std::iota(feature_pool.begin(), feature_pool.end(), std::size_t{0});
+      std::fill(active_features.begin(), active_features.end(), 0);
+      for (std::size_t j = 0; j < k; ++j) {
+        const std::size_t pick = j + static_cast<std::size_t>(unit(stream + 0xFEA7 + j) * static_cast<double>(d - j));
+        std::swap(feature_pool[j], feature_pool[std::min(pick, d - 1)]);
+        active_features[feature_pool[j]] = 1;
+      }
+    }
+    tree::GrowResult grown = grower.grow(*loss, params.max_depth, sample_rows ? active_rows.data() : nullptr,
+                                         sample_features ? active_features.data() : nullptr);
     const std::int8_t* f = grown.outputs.data();
     loss::Loss::Step step = loss->step(f);
     if (!step.has_edge) {

@@ -5,6 +5,7 @@
 // q_n = y_n u_n 2^52 / sum(u); the step is step_scale * ln((right_u + eps) / (wrong_u + eps)).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -20,6 +21,10 @@ class BinaryExpLoss : public Loss {
   const std::int64_t* split_values(int layer, const std::int8_t* f) override;
   Step step(const std::int8_t* f) const override;
   void update(const std::int8_t* f, const std::vector<double>& a, const Step& sums) override;
+  void sample_mass(double* out) const override {
+    const std::vector<double>& u = search_weights();
+    std::copy(u.begin(), u.end(), out);
+  }
 
  protected:
   // step_scale: 1/2 for AdaBoost, 1/4 for VEB-Boost.

@@ -40,6 +40,10 @@ class Loss : public tree::SplitObjective {
 
   // Current surrogate loss, normalised so that the all-zero scores have loss 1.
   virtual double value() const = 0;
+
+  // Each sample's current share of the loss (binary: its weight; REBEL: sum_k w+_nk + w-_n), for weight
+  // trimming.
+  virtual void sample_mass(double* out) const = 0;
 };
 
 // Discrete AdaBoost (thesis §2.2): labels y[n] in {0, 1} mapped to -1/+1; weights sample_weight / sum

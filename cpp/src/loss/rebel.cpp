@@ -159,6 +159,14 @@ class RebelLoss final : public Loss {
 
   double value() const override { return z_; }
 
+  void sample_mass(double* out) const override {
+    for (std::size_t i = 0; i < n_; ++i) {
+      double m = wminus_[i];
+      for (std::size_t k = 0; k < K_; ++k) m += wplus_[i * K_ + k];
+      out[i] = m;
+    }
+  }
+
  private:
   double weight_total() const {
     double t = 0.0;

@@ -72,7 +72,8 @@ TreeGrower::TreeGrower(const data::BinnedMatrix& X, const data::BinMapper& bins,
   q_ordered_.resize(X.n_samples);
 }
 
-GrowResult TreeGrower::grow(SplitObjective& objective, int max_depth) {
+GrowResult TreeGrower::grow(SplitObjective& objective, int max_depth, const std::uint8_t* active_rows,
+                            const std::uint8_t* active_features) {
   const std::size_t n = X_.n_samples;
   const std::size_t n_features = X_.n_features;
   const std::uint8_t missing = bins_.missing_bin();
@@ -91,8 +92,16 @@ GrowResult TreeGrower::grow(SplitObjective& objective, int max_depth) {
     const bool last_layer = layer == max_depth - 1;
     if (layer == 0 && objective.root_width() > 1) {
       // REBEL: the root is searched jointly over the K-vector step (multiclass_split.hpp).
-      const RootSplit r = best_multiclass_root(X_, bins_, objective.root_vectors(), objective.root_width(),
-                                               class_begin_, n_threads_);
+      const std::size_t K = objective.root_width();
+      const std::int64_t* v = objective.root_vectors();
+      if (active_rows) {
+        v_masked_.assign(v, v + n * K);
+        for (std::size_t i = 0; i < n; ++i)
+          if (!active_rows[i]) std::fill(v_masked_.begin() + static_cast<std::ptrdiff_t>(i * K),
+                                         v_masked_.begin() + static_cast<std::ptrdiff_t>((i + 1) * K), 0);
+        v = v_masked_.data();
+      }
+      const RootSplit r = best_multiclass_root(X_, bins_, v, K, class_begin_, n_threads_, active_features);
       result.bin_accumulations += r.bin_accumulations;
       if (!r.found) break;  // f = +1 everywhere
       SplitInfo s;
@@ -108,6 +117,12 @@ GrowResult TreeGrower::grow(SplitObjective& objective, int max_depth) {
       continue;
     }
     const std::int64_t* q = objective.split_values(layer, result.outputs.data());
+    if (active_rows) {
+      q_masked_.assign(q, q + n);
+      for (std::size_t i = 0; i < n; ++i)
+        if (!active_rows[i]) q_masked_[i] = 0;
+      q = q_masked_.data();
+    }
 
     std::vector<std::size_t> open;  // leaves that may split in this layer
     for (std::size_t l = 0; l < leaves.size(); ++l)
@@ -151,6 +166,7 @@ GrowResult TreeGrower::grow(SplitObjective& objective, int max_depth) {
     if (full_rows > 0)
       util::parallel_for(static_cast<std::ptrdiff_t>(n_features), n_threads_, [&](std::ptrdiff_t fi) {
         const std::size_t f = static_cast<std::size_t>(fi);
+        if (active_features && !active_features[f]) return;  // LazyBoost: not searched this iteration
         const std::uint8_t* column = X_.column(f);
         const int n_value_bins = bins_.n_value_bins(f);
         alignas(64) std::int64_t hist[kHistBins];
@@ -190,6 +206,15 @@ GrowResult TreeGrower::grow(SplitObjective& objective, int max_depth) {
           }
         }
       });
+    const std::size_t n_active =
+        active_features ? static_cast<std::size_t>(std::count(active_features, active_features + n_features, 1)) : n_features;
+    if (active_features && !active_features[0])  // feature 0 records the leaf sums; without it, sum directly
+      for (std::size_t o = 0; o < open.size(); ++o) {
+        if (use_quick[o]) continue;
+        std::int64_t total = 0;
+        for (std::size_t i = leaves[open[o]].begin; i < leaves[open[o]].end; ++i) total += q[row_at(i)];
+        open_total[o] = total;
+      }
     if (full_rows > 0) {
       chooser_.record(false, std::chrono::duration<double>(std::chrono::steady_clock::now() - full_start).count(),
                       full_rows);
@@ -198,7 +223,7 @@ GrowResult TreeGrower::grow(SplitObjective& objective, int max_depth) {
       const Leaf& leaf = leaves[open[o]];
       if (!use_quick[o]) {
         ++result.full_nodes;
-        result.bin_accumulations += static_cast<std::int64_t>((leaf.end - leaf.begin) * n_features);
+        result.bin_accumulations += static_cast<std::int64_t>((leaf.end - leaf.begin) * n_active);
         continue;
       }
       // Pruned pass: the same winner as the full scan (quick_prune.hpp).
@@ -207,7 +232,7 @@ GrowResult TreeGrower::grow(SplitObjective& objective, int max_depth) {
       order_by_weight(rows, leaf.end - leaf.begin, q, heavy_rows_, heavy_values_);
       QuickWork work;
       const SplitInfo winner = quick_best_split(X_, bins_, heavy_rows_.data(), heavy_values_.data(),
-                                                heavy_rows_.size(), n_threads_, quick_params_, work);
+                                                heavy_rows_.size(), n_threads_, quick_params_, work, active_features);
       if (winner.found()) best[o * n_features + static_cast<std::size_t>(winner.feature)] = winner;
       std::int64_t total = 0;
       for (const std::int64_t v : heavy_values_) total += v;

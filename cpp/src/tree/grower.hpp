@@ -77,7 +77,10 @@ class TreeGrower {
   // Layer 0 picks the best root split; each further layer splits every leaf (depth < max_depth)
   // whose best split strictly improves the loss at the current step, and re-chooses unsplit leaves'
   // values. Stops early when a layer splits nothing.
-  GrowResult grow(SplitObjective& objective, int max_depth);
+  // rows / features (optional, 1 = active): the subsampling heuristics (weight trimming, StochasticBoost,
+  // LazyBoost). Inactive rows contribute nothing to the search; inactive features are not searched.
+  GrowResult grow(SplitObjective& objective, int max_depth, const std::uint8_t* active_rows = nullptr,
+                  const std::uint8_t* active_features = nullptr);
 
  private:
   struct Leaf {
@@ -107,6 +110,8 @@ class TreeGrower {
   std::vector<std::uint32_t> order_;    // sample indices grouped by leaf
   std::vector<std::uint32_t> scratch_;  // partition buffer
   std::vector<std::int64_t> q_ordered_; // split values in order_ order (layers >= 1)
+  std::vector<std::int64_t> q_masked_;  // split values with inactive rows zeroed
+  std::vector<std::int64_t> v_masked_;  // root vectors with inactive rows zeroed
 };
 
 }  // namespace rebelboost::tree

@@ -88,7 +88,8 @@ void evaluate_multiclass_feature(const std::int64_t* wplus, const std::int64_t* 
 }
 
 RootSplit best_multiclass_root(const data::BinnedMatrix& X, const data::BinMapper& bins, const std::int64_t* v,
-                               std::size_t K, const std::vector<std::size_t>& class_begin, int n_threads) {
+                               std::size_t K, const std::vector<std::size_t>& class_begin, int n_threads,
+                               const std::uint8_t* active_features) {
   const std::size_t n_features = X.n_features;
   const std::size_t n_groups = (n_features + kGroup - 1) / kGroup;
   const std::size_t hist_size = static_cast<std::size_t>(kHistBins) * K;
@@ -110,6 +111,7 @@ RootSplit best_multiclass_root(const data::BinnedMatrix& X, const data::BinMappe
       for (std::size_t chunk = begin; chunk < end; chunk += kChunk) {
         const std::size_t chunk_end = std::min(end, chunk + kChunk);
         for (std::size_t j = 0; j < nf; ++j) {
+          if (active_features && !active_features[f0 + j]) continue;
           std::int64_t* h0 = &sums[j * 2 * hist_size];
           accumulate_vectors(X.column(f0 + j), v, chunk, chunk_end, K, h0, h0 + hist_size);
         }
@@ -129,21 +131,22 @@ RootSplit best_multiclass_root(const data::BinnedMatrix& X, const data::BinMappe
       const std::int64_t* m = &minus[j * hist_size];
       for (std::size_t at = 0; at < hist_size; ++at) plus[at] = h[at] + h[hist_size + at] - m[at];
       RootSplit best;
+      if (active_features && !active_features[f0 + j]) continue;
       evaluate_multiclass_feature(plus.data(), m, K, bins.n_value_bins(f0 + j), bins.missing_bin(),
                                   static_cast<std::int32_t>(f0 + j), best);
       per_feature[f0 + j] = best;
     }
   });
   RootSplit winner;
+  double unsplit = 0.0;  // the same for every searched feature (the node's totals)
   for (const RootSplit& r : per_feature) {
-    winner.loss_unsplit = r.loss_unsplit;
-    if (r.found && (!winner.found || better_root(r, winner))) {
-      const double unsplit = winner.loss_unsplit;
-      winner = r;
-      winner.loss_unsplit = unsplit;
-    }
+    if (r.loss_unsplit != 0.0) unsplit = r.loss_unsplit;
+    if (r.found && (!winner.found || better_root(r, winner))) winner = r;
   }
-  winner.bin_accumulations = static_cast<std::int64_t>(X.n_samples * n_features);
+  winner.loss_unsplit = unsplit;
+  const std::size_t n_active =
+      active_features ? static_cast<std::size_t>(std::count(active_features, active_features + n_features, 1)) : n_features;
+  winner.bin_accumulations = static_cast<std::int64_t>(X.n_samples * n_active);
   return winner;
 }
 

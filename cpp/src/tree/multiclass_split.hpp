@@ -28,7 +28,8 @@ struct RootSplit {
 // A split must be strictly better than the unsplit node; ties go to (feature, bin, NaN right first).
 // OpenMP over groups of features; the result does not depend on n_threads.
 RootSplit best_multiclass_root(const data::BinnedMatrix& X, const data::BinMapper& bins, const std::int64_t* v,
-                               std::size_t K, const std::vector<std::size_t>& class_begin, int n_threads);
+                               std::size_t K, const std::vector<std::size_t>& class_begin, int n_threads,
+                               const std::uint8_t* active_features = nullptr);
 
 // The split loss for one feature from its bin sums (wplus/wminus: kHistBins x K each), exposed for tests.
 void evaluate_multiclass_feature(const std::int64_t* wplus, const std::int64_t* wminus, std::size_t K,

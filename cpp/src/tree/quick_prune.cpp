@@ -78,7 +78,7 @@ std::int64_t best_split_score(const std::int64_t* hist, int n_value_bins, int mi
 
 SplitInfo quick_best_split(const data::BinnedMatrix& X, const data::BinMapper& bins, const std::uint32_t* rows,
                            const std::int64_t* values, std::size_t n, int n_threads, const QuickParams& params,
-                           QuickWork& work) {
+                           QuickWork& work, const std::uint8_t* active_features) {
   const std::size_t n_features = X.n_features;
   const int missing = bins.missing_bin();
   // Prefix masses T_m and chunk boundaries: subset 0 holds eta of the mass, then M chunks of equal mass.
@@ -102,13 +102,19 @@ SplitInfo quick_best_split(const data::BinnedMatrix& X, const data::BinMapper& b
   std::vector<std::int64_t> err2(n_features);  // 2 E_f(m) = T_m - best score
   util::parallel_for(static_cast<std::ptrdiff_t>(n_features), n_threads, [&](std::ptrdiff_t fi) {
     const auto f = static_cast<std::size_t>(fi);
+    if (active_features && !active_features[f]) {  // not searched this iteration (LazyBoost)
+      err2[f] = std::numeric_limits<std::int64_t>::max();
+      return;
+    }
     std::int64_t* h = &hists[f * kHistBins];
     accumulate_gather(X.column(f), rows, values, bounds[1], h);
     const std::int64_t score = best_split_score(h, bins.n_value_bins(f), missing);
     err2[f] = score == std::numeric_limits<std::int64_t>::min() ? std::numeric_limits<std::int64_t>::max()
                                                                 : prefix[bounds[1]] - score;
   });
-  work.bin_accumulations += static_cast<std::int64_t>(bounds[1] * n_features);
+  std::size_t n_active = n_features;
+  if (active_features) n_active = static_cast<std::size_t>(std::count(active_features, active_features + n_features, 1));
+  work.bin_accumulations += static_cast<std::int64_t>(bounds[1] * n_active);
 
   std::vector<std::size_t> order(n_features);
   std::iota(order.begin(), order.end(), 0);
@@ -147,6 +153,10 @@ SplitInfo quick_best_split(const data::BinnedMatrix& X, const data::BinMapper& b
         unchecked = 0;
       }
       done[f] = rows_done;
+      if (active_features && !active_features[f]) {
+        pruned[f] = 0;
+        return;
+      }
       if (!pruned[f]) results[f] = best_split(h, n_value_bins, missing, static_cast<std::int32_t>(f));
     });
     for (std::size_t k = start; k < stop; ++k) {

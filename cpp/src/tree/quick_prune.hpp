@@ -46,7 +46,7 @@ double estimate_mass90_fraction(const std::uint32_t* rows, std::size_t n, const 
 // depend on n_threads (the work done may).
 SplitInfo quick_best_split(const data::BinnedMatrix& X, const data::BinMapper& bins, const std::uint32_t* rows,
                            const std::int64_t* values, std::size_t n, int n_threads, const QuickParams& params,
-                           QuickWork& work);
+                           QuickWork& work, const std::uint8_t* active_features = nullptr);
 
 // Highest |L| + |R| over every split of one histogram, ignoring the unsplit baseline (lowest int64 when the
 // feature has no split at all).
