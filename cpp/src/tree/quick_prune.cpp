@@ -2,6 +2,7 @@
 #include "tree/quick_prune.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <limits>
 #include <numeric>
 
@@ -120,54 +121,53 @@ SplitInfo quick_best_split(const data::BinnedMatrix& X, const data::BinMapper& b
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return err2[a] < err2[b]; });
 
-  // Finish features in that order, in batches that run in parallel; a feature is pruned as soon as its
-  // preliminary error exceeds the best complete one (the unsplit node's error to begin with).
-  std::int64_t best_err2 = total_mass - abs64(node_sum);
-  SplitInfo winner;
-  const std::size_t batch = static_cast<std::size_t>(std::max(1, util::resolve_threads(n_threads)));
+  // Finish features in that order (one dynamic OpenMP loop): a feature is pruned as soon as its
+  // preliminary error exceeds the best complete error known at that moment (the unsplit node's error to
+  // begin with). Any bound at least the final best is safe, so the shared bound may lag between threads:
+  // the work done varies with timing, the winner never does.
+  std::atomic<std::int64_t> best_err2{total_mass - abs64(node_sum)};
   std::vector<SplitInfo> results(n_features);
   std::vector<std::int64_t> done(n_features, 0);
   std::vector<std::uint8_t> pruned(n_features, 0);
-  for (std::size_t start = 0; start < n_features; start += batch) {
-    const std::size_t stop = std::min(n_features, start + batch);
-    const std::int64_t bound = best_err2;
-    util::parallel_for(static_cast<std::ptrdiff_t>(stop - start), n_threads, [&](std::ptrdiff_t k) {
-      const std::size_t f = order[start + static_cast<std::size_t>(k)];
-      std::int64_t* h = &hists[f * kHistBins];
-      const int n_value_bins = bins.n_value_bins(f);
-      std::int64_t e2 = err2[f];
-      std::int64_t unchecked = 0;  // mass added since e2 was last computed: e2 can have grown by at most that
-      std::int64_t rows_done = 0;
-      for (std::size_t j = 1; j + 1 < bounds.size(); ++j) {
-        if (e2 > bound) {
-          pruned[f] = 1;
-          break;
-        }
-        accumulate_gather(X.column(f), rows + bounds[j], values + bounds[j], bounds[j + 1] - bounds[j], h);
-        rows_done += static_cast<std::int64_t>(bounds[j + 1] - bounds[j]);
-        unchecked += prefix[bounds[j + 1]] - prefix[bounds[j]];
-        // Rescan only when the error could now exceed the bound (it rises by at most the added mass).
-        if (e2 != std::numeric_limits<std::int64_t>::max() && e2 + 2 * unchecked <= bound) continue;
-        const std::int64_t score = best_split_score(h, n_value_bins, missing);
-        if (score != std::numeric_limits<std::int64_t>::min()) e2 = prefix[bounds[j + 1]] - score;
-        unchecked = 0;
+  util::parallel_for(static_cast<std::ptrdiff_t>(n_features), n_threads, [&](std::ptrdiff_t k) {
+    const std::size_t f = order[static_cast<std::size_t>(k)];
+    if (active_features && !active_features[f]) return;
+    std::int64_t* h = &hists[f * kHistBins];
+    const int n_value_bins = bins.n_value_bins(f);
+    std::int64_t e2 = err2[f];
+    std::int64_t unchecked = 0;  // mass added since e2 was last computed: e2 grew by at most twice that
+    std::int64_t rows_done = 0;
+    for (std::size_t j = 1; j + 1 < bounds.size(); ++j) {
+      const std::int64_t bound = best_err2.load(std::memory_order_relaxed);
+      if (e2 > bound) {
+        pruned[f] = 1;
+        break;
       }
-      done[f] = rows_done;
-      if (active_features && !active_features[f]) {
-        pruned[f] = 0;
-        return;
-      }
-      if (!pruned[f]) results[f] = best_split(h, n_value_bins, missing, static_cast<std::int32_t>(f));
-    });
-    for (std::size_t k = start; k < stop; ++k) {
-      const std::size_t f = order[k];
-      work.bin_accumulations += done[f];
-      work.features_pruned += pruned[f];
-      const SplitInfo& s = results[f];
-      if (!s.found()) continue;
-      if (!winner.found() || better(s, winner)) winner = s;
-      best_err2 = std::min(best_err2, total_mass - s.score);
+      accumulate_gather(X.column(f), rows + bounds[j], values + bounds[j], bounds[j + 1] - bounds[j], h);
+      rows_done += static_cast<std::int64_t>(bounds[j + 1] - bounds[j]);
+      unchecked += prefix[bounds[j + 1]] - prefix[bounds[j]];
+      // Rescan only when the error could now exceed the bound.
+      if (e2 != std::numeric_limits<std::int64_t>::max() && e2 + 2 * unchecked <= bound) continue;
+      const std::int64_t score = best_split_score(h, n_value_bins, missing);
+      if (score != std::numeric_limits<std::int64_t>::min()) e2 = prefix[bounds[j + 1]] - score;
+      unchecked = 0;
     }
+    done[f] = rows_done;
+    if (pruned[f]) return;
+    results[f] = best_split(h, n_value_bins, missing, static_cast<std::int32_t>(f));
+    if (results[f].found()) {
+      const std::int64_t e = total_mass - results[f].score;
+      std::int64_t current = best_err2.load(std::memory_order_relaxed);
+      while (e < current && !best_err2.compare_exchange_weak(current, e, std::memory_order_relaxed)) {
+      }
+    }
+  }, /*dynamic=*/true);
+  SplitInfo winner;
+  for (std::size_t f = 0; f < n_features; ++f) {  // a strict total order: the same winner for any timing
+    work.bin_accumulations += done[f];
+    work.features_pruned += pruned[f];
+    const SplitInfo& s = results[f];
+    if (s.found() && (!winner.found() || better(s, winner))) winner = s;
   }
   return winner;
 }
