@@ -37,11 +37,12 @@ bool QuickChooser::use_quick(double mass90_fraction) {
     }
     return true;
   }
-  // Losing with pruning: probe again after a doubling interval, or at once if the mass got much more
-  // concentrated since the last probe (the thing that makes pruning pay).
-  if (++since_quick_probe_ >= quick_probe_interval_ || mass90_fraction < 0.5 * mass_at_quick_probe_) {
+  // Losing with pruning: probe again after a doubling interval (at most 128 nodes: a losing probe then
+  // costs a few percent even where pruning is 3x slower), or at once if the mass got much more concentrated since the last probe (the
+  // thing that makes pruning pay).
+  if (++since_quick_probe_ >= quick_probe_interval_ || mass90_fraction < 0.67 * mass_at_quick_probe_) {
     since_quick_probe_ = 0;
-    quick_probe_interval_ = std::min(quick_probe_interval_ * 2, 1024);
+    quick_probe_interval_ = std::min(quick_probe_interval_ * 2, 128);
     mass_at_quick_probe_ = mass90_fraction;
     return true;
   }
@@ -150,7 +151,7 @@ GrowResult TreeGrower::grow(SplitObjective& objective, int max_depth, const std:
         const Leaf& leaf = leaves[open[o]];
         const std::uint32_t* rows = identity ? identity_rows_.data() + leaf.begin : order_.data() + leaf.begin;
         mass90[o] = estimate_mass90_fraction(rows, leaf.end - leaf.begin, q);
-        use_quick[o] = quick_ == QuickMode::kOn || (quick_ == QuickMode::kAuto && chooser_.use_quick(mass90[o]));
+        use_quick[o] = quick_ == QuickMode::kOn || (quick_ == QuickMode::kAuto && chooser_[layer > 0].use_quick(mass90[o]));
       }
       if (layer == 0) result.mass90_fraction = mass90[0];
     }
@@ -216,7 +217,7 @@ GrowResult TreeGrower::grow(SplitObjective& objective, int max_depth, const std:
         open_total[o] = total;
       }
     if (full_rows > 0) {
-      chooser_.record(false, std::chrono::duration<double>(std::chrono::steady_clock::now() - full_start).count(),
+      chooser_[layer > 0].record(false, std::chrono::duration<double>(std::chrono::steady_clock::now() - full_start).count(),
                       full_rows);
     }
     for (std::size_t o = 0; o < open.size(); ++o) {
@@ -232,7 +233,8 @@ GrowResult TreeGrower::grow(SplitObjective& objective, int max_depth, const std:
       order_by_weight(rows, leaf.end - leaf.begin, q, heavy_rows_, heavy_values_);
       QuickWork work;
       const SplitInfo winner = quick_best_split(X_, bins_, heavy_rows_.data(), heavy_values_.data(),
-                                                heavy_rows_.size(), n_threads_, quick_params_, work, active_features);
+                                                heavy_rows_.size(), n_threads_, quick_params_, work, quick_scratch_,
+                                                active_features);
       if (winner.found()) best[o * n_features + static_cast<std::size_t>(winner.feature)] = winner;
       std::int64_t total = 0;
       for (const std::int64_t v : heavy_values_) total += v;
@@ -240,7 +242,7 @@ GrowResult TreeGrower::grow(SplitObjective& objective, int max_depth, const std:
       ++result.quick_nodes;
       result.features_pruned += work.features_pruned;
       result.bin_accumulations += work.bin_accumulations;
-      chooser_.record(true, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
+      chooser_[layer > 0].record(true, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
                       leaf.end - leaf.begin);
     }
 

@@ -60,10 +60,10 @@ double estimate_mass90_fraction(const std::uint32_t* rows, std::size_t n, const 
   return 1.0;
 }
 
-std::int64_t best_split_score(const std::int64_t* hist, int n_value_bins, int missing_bin) {
-  // Every candidate the full search may take, whatever the subset holds: a split valid on the full node
-  // (e.g. one that isolates NaN, absent from the first rows) must keep a counterpart here, or the bound
-  // would not hold. Extra candidates only lower the preliminary error, which keeps pruning safe.
+namespace {
+
+// The same maximum by a plain scan of every bin (faster once many bins are non-empty).
+std::int64_t best_split_score_dense(const std::int64_t* hist, int n_value_bins, int missing_bin) {
   std::int64_t values_total = 0;
   for (int b = 0; b < n_value_bins; ++b) values_total += hist[b];
   const std::int64_t missing = hist[missing_bin];
@@ -77,9 +77,62 @@ std::int64_t best_split_score(const std::int64_t* hist, int n_value_bins, int mi
   return best;
 }
 
+}  // namespace
+
+std::int64_t best_split_score(const std::int64_t* hist, const std::uint64_t* bits, int n_value_bins, int missing_bin) {
+  int touched = 0;
+  for (int w = 0; w < 4; ++w) touched += __builtin_popcountll(bits[w]);
+  if (touched > 64) return best_split_score_dense(hist, n_value_bins, missing_bin);
+  // Every candidate the full search may take, whatever the subset holds: a split valid on the full node
+  // (e.g. one that isolates NaN, absent from the first rows) must keep a counterpart here, or the bound
+  // would not hold. Extra candidates only lower the preliminary error, which keeps pruning safe. An empty
+  // bin leaves the left sum as it was, so the candidates at the non-empty bins (and at "nothing on the
+  // left") cover all of them.
+  std::int64_t values_total = 0;
+  for (int w = 0; w < 4; ++w)
+    for (std::uint64_t word = bits[w]; word; word &= word - 1) {
+      const int b = 64 * w + __builtin_ctzll(word);
+      if (b < n_value_bins) values_total += hist[b];
+    }
+  const std::int64_t missing = hist[missing_bin];
+  std::int64_t best = std::numeric_limits<std::int64_t>::min();
+  if (n_value_bins >= 2) best = std::max(abs64(values_total + missing), abs64(missing) + abs64(values_total));
+  else best = abs64(values_total) + abs64(missing);  // only "values left, NaN right"
+  std::int64_t left = 0;
+  for (int w = 0; w < 4; ++w)
+    for (std::uint64_t word = bits[w]; word; word &= word - 1) {
+      const int bin = 64 * w + __builtin_ctzll(word);
+      if (bin >= n_value_bins) continue;
+      left += hist[bin];
+      const std::int64_t right = values_total - left;
+      best = std::max(best, abs64(left) + abs64(right + missing));
+      if (bin < n_value_bins - 1) best = std::max(best, abs64(left + missing) + abs64(right));
+    }
+  return best;
+}
+
+namespace {
+
+// hist[column[rows[i]]] += values[i], marking the touched bins (the pruned pass visits few rows).
+void add_marked(const std::uint8_t* column, const std::uint32_t* rows, const std::int64_t* values, std::size_t n,
+                std::int64_t* hist, std::uint64_t* bits) {
+  if (n >= 1024) {  // big chunks: the interleaved kernel, and every bin counts as touched
+    accumulate_gather(column, rows, values, n, hist);
+    for (int w = 0; w < 4; ++w) bits[w] = ~std::uint64_t{0};
+    return;
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint8_t c = column[rows[i]];
+    hist[c] += values[i];
+    bits[c >> 6] |= std::uint64_t{1} << (c & 63);
+  }
+}
+
+}  // namespace
+
 SplitInfo quick_best_split(const data::BinnedMatrix& X, const data::BinMapper& bins, const std::uint32_t* rows,
                            const std::int64_t* values, std::size_t n, int n_threads, const QuickParams& params,
-                           QuickWork& work, const std::uint8_t* active_features) {
+                           QuickWork& work, QuickScratch& scratch, const std::uint8_t* active_features) {
   const std::size_t n_features = X.n_features;
   const int missing = bins.missing_bin();
   // Prefix masses T_m and chunk boundaries: subset 0 holds eta of the mass, then M chunks of equal mass.
@@ -99,7 +152,11 @@ SplitInfo quick_best_split(const data::BinnedMatrix& X, const data::BinMapper& b
   if (bounds.back() != n) bounds.push_back(n);
 
   // First subset for every feature.
-  std::vector<std::int64_t> hists(n_features * kHistBins, 0);
+  if (scratch.hists.size() != n_features * kHistBins) {
+    scratch.hists.assign(n_features * kHistBins, 0);
+    scratch.bits.assign(n_features * 4, 0);
+  }
+  std::int64_t* hists = scratch.hists.data();
   std::vector<std::int64_t> err2(n_features);  // 2 E_f(m) = T_m - best score
   util::parallel_for(static_cast<std::ptrdiff_t>(n_features), n_threads, [&](std::ptrdiff_t fi) {
     const auto f = static_cast<std::size_t>(fi);
@@ -108,8 +165,9 @@ SplitInfo quick_best_split(const data::BinnedMatrix& X, const data::BinMapper& b
       return;
     }
     std::int64_t* h = &hists[f * kHistBins];
-    accumulate_gather(X.column(f), rows, values, bounds[1], h);
-    const std::int64_t score = best_split_score(h, bins.n_value_bins(f), missing);
+    std::uint64_t* bits = &scratch.bits[f * 4];
+    add_marked(X.column(f), rows, values, bounds[1], h, bits);
+    const std::int64_t score = best_split_score(h, bits, bins.n_value_bins(f), missing);
     err2[f] = score == std::numeric_limits<std::int64_t>::min() ? std::numeric_limits<std::int64_t>::max()
                                                                 : prefix[bounds[1]] - score;
   });
@@ -133,6 +191,7 @@ SplitInfo quick_best_split(const data::BinnedMatrix& X, const data::BinMapper& b
     const std::size_t f = order[static_cast<std::size_t>(k)];
     if (active_features && !active_features[f]) return;
     std::int64_t* h = &hists[f * kHistBins];
+    std::uint64_t* bits = &scratch.bits[f * 4];
     const int n_value_bins = bins.n_value_bins(f);
     std::int64_t e2 = err2[f];
     std::int64_t unchecked = 0;  // mass added since e2 was last computed: e2 grew by at most twice that
@@ -143,12 +202,12 @@ SplitInfo quick_best_split(const data::BinnedMatrix& X, const data::BinMapper& b
         pruned[f] = 1;
         break;
       }
-      accumulate_gather(X.column(f), rows + bounds[j], values + bounds[j], bounds[j + 1] - bounds[j], h);
+      add_marked(X.column(f), rows + bounds[j], values + bounds[j], bounds[j + 1] - bounds[j], h, bits);
       rows_done += static_cast<std::int64_t>(bounds[j + 1] - bounds[j]);
       unchecked += prefix[bounds[j + 1]] - prefix[bounds[j]];
       // Rescan only when the error could now exceed the bound.
       if (e2 != std::numeric_limits<std::int64_t>::max() && e2 + 2 * unchecked <= bound) continue;
-      const std::int64_t score = best_split_score(h, n_value_bins, missing);
+      const std::int64_t score = best_split_score(h, bits, n_value_bins, missing);
       if (score != std::numeric_limits<std::int64_t>::min()) e2 = prefix[bounds[j + 1]] - score;
       unchecked = 0;
     }
@@ -162,6 +221,16 @@ SplitInfo quick_best_split(const data::BinnedMatrix& X, const data::BinMapper& b
       }
     }
   }, /*dynamic=*/true);
+  // Leave the scratch all zero: clear exactly the touched bins.
+  util::parallel_for(static_cast<std::ptrdiff_t>(n_features), n_threads, [&](std::ptrdiff_t fi) {
+    const auto f = static_cast<std::size_t>(fi);
+    std::uint64_t* bits = &scratch.bits[f * 4];
+    std::int64_t* h = &hists[f * kHistBins];
+    for (int w = 0; w < 4; ++w) {
+      for (std::uint64_t word = bits[w]; word; word &= word - 1) h[64 * w + __builtin_ctzll(word)] = 0;
+      bits[w] = 0;
+    }
+  });
   SplitInfo winner;
   for (std::size_t f = 0; f < n_features; ++f) {  // a strict total order: the same winner for any timing
     work.bin_accumulations += done[f];
