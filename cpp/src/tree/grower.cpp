@@ -37,12 +37,12 @@ bool QuickChooser::use_quick(double mass90_fraction) {
     }
     return true;
   }
-  // Losing with pruning: probe again after a doubling interval (at most 128 nodes: a losing probe then
+  // Losing with pruning: probe again after a doubling interval (at most 256 layers: a losing probe then
   // costs a few percent even where pruning is 3x slower), or at once if the mass got much more concentrated since the last probe (the
   // thing that makes pruning pay).
   if (++since_quick_probe_ >= quick_probe_interval_ || mass90_fraction < 0.67 * mass_at_quick_probe_) {
     since_quick_probe_ = 0;
-    quick_probe_interval_ = std::min(quick_probe_interval_ * 2, 128);
+    quick_probe_interval_ = std::min(quick_probe_interval_ * 2, 256);
     mass_at_quick_probe_ = mass90_fraction;
     return true;
   }
@@ -146,13 +146,20 @@ GrowResult TreeGrower::grow(SplitObjective& objective, int max_depth, const std:
     // Which open leaves prune features (QuickBoost): their rows heaviest first give the mass concentration.
     std::vector<std::uint8_t> use_quick(open.size(), 0);
     std::vector<double> mass90(open.size(), -1.0);
-    if (quick_ != QuickMode::kOff) {
+    if (quick_ != QuickMode::kOff && !open.empty()) {
+      // One decision per layer (all its open leaves take the same pass), from the mass concentration of
+      // its largest leaf; costs are recorded per layer too, so small leaves' fixed costs do not skew them.
+      std::size_t largest = 0;
       for (std::size_t o = 0; o < open.size(); ++o) {
         const Leaf& leaf = leaves[open[o]];
         const std::uint32_t* rows = identity ? identity_rows_.data() + leaf.begin : order_.data() + leaf.begin;
         mass90[o] = estimate_mass90_fraction(rows, leaf.end - leaf.begin, q);
-        use_quick[o] = quick_ == QuickMode::kOn || (quick_ == QuickMode::kAuto && chooser_[layer > 0].use_quick(mass90[o]));
+        const Leaf& big = leaves[open[largest]];
+        if (leaf.end - leaf.begin > big.end - big.begin) largest = o;
       }
+      const bool quick_layer =
+          quick_ == QuickMode::kOn || (quick_ == QuickMode::kAuto && chooser_[layer > 0].use_quick(mass90[largest]));
+      std::fill(use_quick.begin(), use_quick.end(), quick_layer ? 1 : 0);
       if (layer == 0) result.mass90_fraction = mass90[0];
     }
 
@@ -220,6 +227,8 @@ GrowResult TreeGrower::grow(SplitObjective& objective, int max_depth, const std:
       chooser_[layer > 0].record(false, std::chrono::duration<double>(std::chrono::steady_clock::now() - full_start).count(),
                       full_rows);
     }
+    double quick_seconds = 0.0;
+    std::size_t quick_rows = 0;
     for (std::size_t o = 0; o < open.size(); ++o) {
       const Leaf& leaf = leaves[open[o]];
       if (!use_quick[o]) {
@@ -242,9 +251,10 @@ GrowResult TreeGrower::grow(SplitObjective& objective, int max_depth, const std:
       ++result.quick_nodes;
       result.features_pruned += work.features_pruned;
       result.bin_accumulations += work.bin_accumulations;
-      chooser_[layer > 0].record(true, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
-                      leaf.end - leaf.begin);
+      quick_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      quick_rows += leaf.end - leaf.begin;
     }
+    if (quick_rows > 0) chooser_[layer > 0].record(true, quick_seconds, quick_rows);
 
     // Leaf sums decide the value of leaves that do not split (re-chosen for the current step).
     std::vector<std::int64_t> leaf_sum(leaves.size(), 0);
