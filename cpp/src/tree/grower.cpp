@@ -102,6 +102,15 @@ GrowResult TreeGrower::grow(SplitObjective& objective, int max_depth, const std:
                                          v_masked_.begin() + static_cast<std::ptrdiff_t>((i + 1) * K), 0);
         v = v_masked_.data();
       }
+      if (quick_ != QuickMode::kOff) {  // the work record's mass concentration (the root itself is not pruned)
+        q_masked_.resize(n);
+        for (std::size_t i = 0; i < n; ++i) {
+          std::int64_t total = 0;
+          for (std::size_t k = 0; k < K; ++k) total += v[i * K + k];
+          q_masked_[i] = total;
+        }
+        result.mass90_fraction = estimate_mass90_fraction(identity_rows_.data(), n, q_masked_.data());
+      }
       const RootSplit r = best_multiclass_root(X_, bins_, v, K, class_begin_, n_threads_, active_features);
       result.bin_accumulations += r.bin_accumulations;
       if (!r.found) break;  // f = +1 everywhere
