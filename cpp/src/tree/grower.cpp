@@ -67,16 +67,6 @@ TreeGrower::TreeGrower(const data::BinnedMatrix& X, const data::BinMapper& bins,
   if (quick_ != QuickMode::kOff) {
     identity_rows_.resize(X.n_samples);
     std::iota(identity_rows_.begin(), identity_rows_.end(), 0u);
-    // Row-major copy (transposed in tiles): the pruned pass reads a few heavy rows across all features.
-    const std::size_t n = X.n_samples, d = X.n_features;
-    row_codes_.resize(n * d);
-    constexpr std::size_t kTile = 64;
-    util::parallel_for(static_cast<std::ptrdiff_t>((n + kTile - 1) / kTile), n_threads_, [&](std::ptrdiff_t t) {
-      const std::size_t r0 = static_cast<std::size_t>(t) * kTile, r1 = std::min(n, r0 + kTile);
-      for (std::size_t f0 = 0; f0 < d; f0 += kTile)
-        for (std::size_t r = r0; r < r1; ++r)
-          for (std::size_t f = f0; f < std::min(d, f0 + kTile); ++f) row_codes_[r * d + f] = X.column(f)[r];
-    });
   }
   order_.resize(X.n_samples);
   scratch_.resize(X.n_samples);
@@ -262,7 +252,7 @@ GrowResult TreeGrower::grow(SplitObjective& objective, int max_depth, const std:
       QuickWork work;
       const SplitInfo winner = quick_best_split(X_, bins_, heavy_rows_.data(), heavy_values_.data(),
                                                 heavy_rows_.size(), n_threads_, quick_params_, work, quick_scratch_,
-                                                active_features, row_codes_.data());
+                                                active_features);
       if (winner.found()) best[o * n_features + static_cast<std::size_t>(winner.feature)] = winner;
       std::int64_t total = 0;
       for (const std::int64_t v : heavy_values_) total += v;

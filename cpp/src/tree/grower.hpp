@@ -105,7 +105,6 @@ class TreeGrower {
   QuickParams quick_params_;
   QuickChooser chooser_[2];  // root (contiguous rows) and deeper nodes (gathered rows) cost differently
   QuickScratch quick_scratch_;
-  std::vector<std::uint8_t> row_codes_;       // the binned matrix row-major, for the pruned pass
   std::vector<std::uint32_t> identity_rows_;  // 0..n-1, the root's rows for the pruned pass
   std::vector<std::uint32_t> heavy_rows_;     // a node's rows heaviest first
   std::vector<std::int64_t> heavy_values_;

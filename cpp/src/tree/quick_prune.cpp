@@ -132,8 +132,7 @@ void add_marked(const std::uint8_t* column, const std::uint32_t* rows, const std
 
 SplitInfo quick_best_split(const data::BinnedMatrix& X, const data::BinMapper& bins, const std::uint32_t* rows,
                            const std::int64_t* values, std::size_t n, int n_threads, const QuickParams& params,
-                           QuickWork& work, QuickScratch& scratch, const std::uint8_t* active_features,
-                           const std::uint8_t* row_codes) {
+                           QuickWork& work, QuickScratch& scratch, const std::uint8_t* active_features) {
   const std::size_t n_features = X.n_features;
   const int missing = bins.missing_bin();
   // Prefix masses T_m and chunk boundaries: subset 0 holds eta of the mass, then M chunks of equal mass.
@@ -159,46 +158,19 @@ SplitInfo quick_best_split(const data::BinnedMatrix& X, const data::BinMapper& b
   }
   std::int64_t* hists = scratch.hists.data();
   std::vector<std::int64_t> err2(n_features);  // 2 E_f(m) = T_m - best score
-  auto finish_first = [&](std::size_t f) {
-    const std::int64_t score = best_split_score(&hists[f * kHistBins], &scratch.bits[f * 4], bins.n_value_bins(f), missing);
+  util::parallel_for(static_cast<std::ptrdiff_t>(n_features), n_threads, [&](std::ptrdiff_t fi) {
+    const auto f = static_cast<std::size_t>(fi);
+    if (active_features && !active_features[f]) {  // not searched this iteration (LazyBoost)
+      err2[f] = std::numeric_limits<std::int64_t>::max();
+      return;
+    }
+    std::int64_t* h = &hists[f * kHistBins];
+    std::uint64_t* bits = &scratch.bits[f * 4];
+    add_marked(X.column(f), rows, values, bounds[1], h, bits);
+    const std::int64_t score = best_split_score(h, bits, bins.n_value_bins(f), missing);
     err2[f] = score == std::numeric_limits<std::int64_t>::min() ? std::numeric_limits<std::int64_t>::max()
                                                                 : prefix[bounds[1]] - score;
-  };
-  if (row_codes) {
-    // Row by row over blocks of features: each heavy row's codes for the block are one contiguous read.
-    constexpr std::size_t kBlockFeatures = 64;
-    const std::size_t n_blocks = (n_features + kBlockFeatures - 1) / kBlockFeatures;
-    util::parallel_for(static_cast<std::ptrdiff_t>(n_blocks), n_threads, [&](std::ptrdiff_t b) {
-      const std::size_t f0 = static_cast<std::size_t>(b) * kBlockFeatures;
-      const std::size_t f1 = std::min(n_features, f0 + kBlockFeatures);
-      for (std::size_t i = 0; i < bounds[1]; ++i) {
-        const std::uint8_t* codes = row_codes + static_cast<std::size_t>(rows[i]) * n_features;
-        const std::int64_t v = values[i];
-        for (std::size_t f = f0; f < f1; ++f) {
-          const std::uint8_t c = codes[f];
-          hists[f * kHistBins + c] += v;
-          scratch.bits[f * 4 + (c >> 6)] |= std::uint64_t{1} << (c & 63);
-        }
-      }
-      for (std::size_t f = f0; f < f1; ++f) {
-        if (active_features && !active_features[f]) {
-          err2[f] = std::numeric_limits<std::int64_t>::max();
-          continue;
-        }
-        finish_first(f);
-      }
-    });
-  } else {
-    util::parallel_for(static_cast<std::ptrdiff_t>(n_features), n_threads, [&](std::ptrdiff_t fi) {
-      const auto f = static_cast<std::size_t>(fi);
-      if (active_features && !active_features[f]) {  // not searched this iteration (LazyBoost)
-        err2[f] = std::numeric_limits<std::int64_t>::max();
-        return;
-      }
-      add_marked(X.column(f), rows, values, bounds[1], &hists[f * kHistBins], &scratch.bits[f * 4]);
-      finish_first(f);
-    });
-  }
+  });
   std::size_t n_active = n_features;
   if (active_features) n_active = static_cast<std::size_t>(std::count(active_features, active_features + n_features, 1));
   work.bin_accumulations += static_cast<std::int64_t>(bounds[1] * n_active);

@@ -47,16 +47,13 @@ void order_by_weight(const std::uint32_t* rows, std::size_t n, const std::int64_
 // enough to run for every node (a few microseconds).
 double estimate_mass90_fraction(const std::uint32_t* rows, std::size_t n, const std::int64_t* q);
 
-// row_codes (optional): the binned matrix row-major (n_samples x n_features). The first subset is then read
-// row by row (a heavy row's codes are contiguous) instead of one scattered byte per row and feature.
 // Best split of the node whose rows (heaviest first) and values are given; identical to the best over
 // features of best_split() on full histograms (found() false when no split strictly beats the node).
 // OpenMP over features for the first subset and over batches of features afterwards; the result does not
 // depend on n_threads (the work done may).
 SplitInfo quick_best_split(const data::BinnedMatrix& X, const data::BinMapper& bins, const std::uint32_t* rows,
                            const std::int64_t* values, std::size_t n, int n_threads, const QuickParams& params,
-                           QuickWork& work, QuickScratch& scratch, const std::uint8_t* active_features = nullptr,
-                           const std::uint8_t* row_codes = nullptr);
+                           QuickWork& work, QuickScratch& scratch, const std::uint8_t* active_features = nullptr);
 
 // Highest |L| + |R| over every split of one histogram, ignoring the unsplit baseline (lowest int64 when the
 // feature has no split at all). `bits` (4 words) marks the non-empty bins: only those move a threshold's
