@@ -191,7 +191,6 @@ GrowResult TreeGrower::grow(SplitObjective& objective, int max_depth, const std:
         for (std::size_t o = 0; o < open.size(); ++o) {
           if (use_quick[o]) continue;
           const Leaf& leaf = leaves[open[o]];
-          const std::size_t len = leaf.end - leaf.begin;
           auto add = [&](std::size_t begin, std::size_t end, std::int64_t* h) {
             if (identity) {
               accumulate(column + begin, q + begin, end - begin, h);
@@ -213,7 +212,6 @@ GrowResult TreeGrower::grow(SplitObjective& objective, int max_depth, const std:
                 best_split_gini(hist, abs_hist, n_value_bins, missing, static_cast<std::int32_t>(f));
           } else {
             add(leaf.begin, leaf.end, hist);
-            (void)len;
             best[o * n_features + f] = best_split(hist, n_value_bins, missing, static_cast<std::int32_t>(f));
           }
           if (f == 0) {
