@@ -5,13 +5,14 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
+from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from rebelboost import _core
-from rebelboost._validation import check_fit_data, check_predict_data, resolve_n_jobs
+from rebelboost._validation import check_binary_classes, check_fit_data, check_predict_data, resolve_n_jobs
 
-__all__ = ["BaseBoostingClassifier"]
+__all__ = ["BaseBoostingClassifier", "BinaryBoostingClassifier"]
 
 
 class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
@@ -237,3 +238,20 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
             super().__setstate__(state)
         else:  # pragma: no cover
             self.__dict__.update(state)
+
+
+class BinaryBoostingClassifier(BaseBoostingClassifier):
+    """Base of the binary estimators (K = 1 score): exactly 2 classes, logistic link, binary-only tags."""
+
+    def _check_classes(self, classes, y_encoded, sample_weight, y):
+        check_binary_classes(self, classes, y_encoded, sample_weight, y)
+
+    def _scores_to_proba(self, scores):
+        # Thesis App. 7.1: the score estimates half the log-odds, P(y = +1 | x) = 1 / (1 + e^{-2H}).
+        p1 = expit(2.0 * np.asarray(scores, dtype=np.float64))
+        return np.column_stack([1.0 - p1, p1])
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags

@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-import numpy as np
-from scipy.special import expit
-
-from rebelboost._base import BaseBoostingClassifier
-from rebelboost._validation import check_binary_classes
+from rebelboost._base import BinaryBoostingClassifier
 
 __all__ = ["AdaBoostClassifier"]
 
 
-class AdaBoostClassifier(BaseBoostingClassifier):
+class AdaBoostClassifier(BinaryBoostingClassifier):
     """Binary discrete AdaBoost with depth-``max_depth`` trees grown on quantized features.
 
     Each iteration grows a tree with +-1 leaves greedily one layer at a time (the best stump, then every
@@ -104,16 +100,3 @@ class AdaBoostClassifier(BaseBoostingClassifier):
     def fit(self, X, y, sample_weight=None):
         """Fit on X (n_samples, n_features; NaN = missing) and binary labels y of any type."""
         return self._fit(X, y, sample_weight)
-
-    def _check_classes(self, classes, y_encoded, sample_weight, y):
-        check_binary_classes(self, classes, y_encoded, sample_weight, y)
-
-    def _scores_to_proba(self, scores):
-        # Thesis App. 7.1: AdaBoost's score estimates half the log-odds, P(y = +1 | x) = 1 / (1 + e^{-2H}).
-        p1 = expit(2.0 * np.asarray(scores, dtype=np.float64))
-        return np.column_stack([1.0 - p1, p1])
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
-        return tags

@@ -4,16 +4,12 @@ from __future__ import annotations
 
 import numbers
 
-import numpy as np
-from scipy.special import expit
-
-from rebelboost._base import BaseBoostingClassifier
-from rebelboost._validation import check_binary_classes
+from rebelboost._base import BinaryBoostingClassifier
 
 __all__ = ["VEBBoostClassifier"]
 
 
-class VEBBoostClassifier(BaseBoostingClassifier):
+class VEBBoostClassifier(BinaryBoostingClassifier):
     """Binary Variational Empirical Bernstein Boosting with depth-``max_depth`` trees.
 
     Each iteration trains a tree on the weights ``u = lam n w^2 + (1 - lam) w`` (w normalised; sample
@@ -21,7 +17,8 @@ class VEBBoostClassifier(BaseBoostingClassifier):
     (smoothed like AdaBoost's). This minimises the variational bound of the paper's Lemma 1, so the
     variance-penalised cost ``(sum e^{-yH})^2 + lam (n sum e^{-2yH} - (sum e^{-yH})^2)`` falls every
     iteration; training stops when a tree has no edge (alpha <= 0). ``lam = 0`` is AdaBoost's
-    reweighting with half the step.
+    reweighting with half the step. ``predict_proba`` uses AdaBoost's logistic link of the score: a monotone
+    probability (a ranking), not a calibrated posterior.
 
     Parameters
     ----------
@@ -74,17 +71,3 @@ class VEBBoostClassifier(BaseBoostingClassifier):
         if not isinstance(lam, numbers.Real) or isinstance(lam, bool) or not 0.0 <= lam <= 1.0:
             raise ValueError(f"lam must be a number in [0, 1], got {lam!r}")
         return self._fit(X, y, sample_weight, extra={"veb_lambda": float(lam)})
-
-    def _check_classes(self, classes, y_encoded, sample_weight, y):
-        check_binary_classes(self, classes, y_encoded, sample_weight, y)
-
-    def _scores_to_proba(self, scores):
-        # The score is built like AdaBoost's half log-odds with quarter-log steps; the same logistic link
-        # gives a monotone probability in [0, 1] (a ranking, not a calibrated posterior).
-        p1 = expit(2.0 * np.asarray(scores, dtype=np.float64))
-        return np.column_stack([1.0 - p1, p1])
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
-        return tags

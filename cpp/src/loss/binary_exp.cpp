@@ -60,10 +60,7 @@ std::vector<double> BinaryExpLoss::init_bias() {
   refresh_search_weights(false);
   const std::vector<std::int8_t> plus(n_, 1);
   const Step first = step(plus.data());
-  double right = 0.0, wrong = 0.0;
-  w_sums(plus.data(), right, wrong);
-  apply(nullptr, first.step[0], right, wrong);
-  refresh_search_weights(true);
+  update(plus.data(), first.step, first);
   return first.step;
 }
 
