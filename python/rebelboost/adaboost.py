@@ -23,7 +23,8 @@ class AdaBoostClassifier(BinaryBoostingClassifier):
     max_depth : int, default=1
         Depth of every tree, 1 (stumps) to 8.
     n_bins : int, default=256
-        Bins per feature including one bin for missing values (NaN): up to ``n_bins - 1`` quantile bins.
+        Bins per feature including one bin for missing values (NaN): up to ``n_bins - 1`` bins of about equal
+        count (a heavily repeated value gets its own bin).
     learning_rate : float, default=1.0
         Shrinkage multiplying every step.
     n_jobs : int or None, default=None

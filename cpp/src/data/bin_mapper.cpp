@@ -78,18 +78,40 @@ std::vector<double> find_bin_edges(std::vector<double>& values, int max_value_bi
       if (values[i] != values[i - 1]) edges.push_back(midpoint(values[i - 1], values[i]));
     return edges;
   }
-  // Quantiles: the k-th edge closes the bin holding the first k/B of the sorted values; an edge sits
-  // between a value and the next larger distinct value, so heavy ties collapse into one bin.
-  const std::size_t n = values.size();
+  // More distinct values than bins: group consecutive distinct values into bins of about equal count.
+  // The target is recomputed each time a bin closes (the mass not yet binned over the bins left), so a
+  // value heavier than the target (e.g. the zeros of a sparse pixel) gets a bin of its own without
+  // wasting the bins that plain quantiles would collapse onto it; once every remaining distinct value
+  // can have its own bin, each does. Every bin holds at least one distinct value, so at most
+  // `max_value_bins` bins are made.
+  std::vector<double> distinct;
+  std::vector<std::size_t> count;
+  distinct.reserve(n_distinct);
+  count.reserve(n_distinct);
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (i == 0 || values[i] != values[i - 1]) {
+      distinct.push_back(values[i]);
+      count.push_back(0);
+    }
+    ++count.back();
+  }
   edges.reserve(static_cast<std::size_t>(max_value_bins) - 1);
-  for (int k = 1; k < max_value_bins; ++k) {
-    const std::size_t idx = static_cast<std::size_t>((static_cast<double>(k) * static_cast<double>(n)) /
-                                                     static_cast<double>(max_value_bins));
-    const double v = values[std::min(idx, n - 1)];
-    const auto next = std::upper_bound(values.begin(), values.end(), v);
-    if (next == values.end()) break;  // v is the maximum: the last bin is open above
-    const double e = midpoint(v, *next);
-    if (edges.empty() || e > edges.back()) edges.push_back(e);
+  std::size_t bins_left = static_cast<std::size_t>(max_value_bins);
+  std::size_t unbinned = values.size();  // values not in a closed bin, the open bin's included
+  std::size_t in_bin = 0;
+  for (std::size_t i = 0; i + 1 < n_distinct && bins_left > 1; ++i) {
+    in_bin += count[i];
+    const std::size_t distinct_after = n_distinct - 1 - i;
+    // Close the bin after value i when it reached its share, when the next value alone reaches it, or
+    // when the values after i can each have a bin of their own.
+    const bool full = in_bin * bins_left >= unbinned;
+    const bool next_heavy = count[i + 1] * bins_left >= unbinned;
+    if (full || next_heavy || distinct_after <= bins_left - 1) {
+      edges.push_back(midpoint(distinct[i], distinct[i + 1]));
+      unbinned -= in_bin;
+      in_bin = 0;
+      --bins_left;
+    }
   }
   return edges;
 }

@@ -1,4 +1,5 @@
-// Quantized-feature binning: per feature up to n_bins - 1 value bins from quantiles, plus a missing bin.
+// Quantized-feature binning: per feature up to n_bins - 1 value bins of about equal count (quantiles that
+// give heavily repeated values a bin of their own), plus a missing bin.
 #pragma once
 
 #include <cstddef>

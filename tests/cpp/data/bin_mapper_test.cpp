@@ -355,6 +355,48 @@ TEST(FindBinEdges, ExactEdgesAreMidpointsOfNeighbours) {
   for (int k = 0; k < 10; ++k) EXPECT_EQ(edges[static_cast<std::size_t>(k)], -4.5 + k);
 }
 
+TEST(FindBinEdges, HeavyTiesDoNotWasteBins) {
+  // A sparse pixel: 70 % zeros, then 300 distinct values. Quantiles would spend ~178 of 255 edges on
+  // the zeros; the count-aware grouping gives the zeros one bin and uses every bin.
+  std::vector<double> values(7000, 0.0);
+  for (int i = 1; i <= 3000; ++i) values.push_back(static_cast<double>(1 + (i * 7) % 300));
+  const std::vector<double> edges = find_bin_edges(values, 255);
+  ASSERT_EQ(edges.size(), 254u);
+  EXPECT_EQ(edges[0], 0.5);  // zeros alone
+  // The other 299 edges' worth of values share 254 bins with about equal counts (10 values each = 1-2
+  // distinct values per bin).
+  for (std::size_t k = 1; k < edges.size(); ++k) EXPECT_LE(edges[k] - edges[k - 1], 2.0 + 1e-12) << k;
+}
+
+TEST(FindBinEdges, OneMoreDistinctValueThanBinsMergesOnePair) {
+  std::vector<double> values;
+  for (int v = 0; v < 256; ++v)
+    for (int r = 0; r < 1 + (v * 13) % 5; ++r) values.push_back(v);
+  const std::vector<double> edges = find_bin_edges(values, 255);
+  EXPECT_EQ(edges.size(), 254u);
+}
+
+TEST(FindBinEdges, BinsHoldAboutEqualCounts) {
+  // Continuous data: every bin's count is within a factor 2 of n / bins.
+  std::mt19937_64 rng(11);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  std::vector<double> values(50000);
+  for (double& v : values) v = normal(rng);
+  std::vector<double> sorted = values;
+  std::sort(sorted.begin(), sorted.end());
+  const std::vector<double> edges = find_bin_edges(values, 64);
+  ASSERT_EQ(edges.size(), 63u);
+  std::size_t lo = 0;
+  for (std::size_t k = 0; k <= edges.size(); ++k) {
+    const std::size_t hi = k < edges.size()
+                               ? static_cast<std::size_t>(std::upper_bound(sorted.begin(), sorted.end(), edges[k]) - sorted.begin())
+                               : sorted.size();
+    EXPECT_GT(hi - lo, 50000u / 64 / 2) << "bin " << k;
+    EXPECT_LT(hi - lo, 50000u / 64 * 2) << "bin " << k;
+    lo = hi;
+  }
+}
+
 TEST(SubsampleRows, AllRowsWhenThereAreFewer) {
   for (std::int64_t seed : {-1, 0, 7}) {
     const auto rows = subsample_rows(50, 50, seed);
