@@ -30,6 +30,7 @@ py::dict info_to_dict(const IterationInfo& info) {
   d["quick_nodes"] = info.quick_nodes;
   d["full_nodes"] = info.full_nodes;
   d["features_pruned"] = info.features_pruned;
+  d["heavy_rebuilds"] = info.heavy_rebuilds;
   d["mass90_fraction"] = info.mass90_fraction;
   return d;
 }

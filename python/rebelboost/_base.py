@@ -115,6 +115,7 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
             "quick_nodes": np.array([h["quick_nodes"] for h in history], dtype=np.int64),
             "full_nodes": np.array([h["full_nodes"] for h in history], dtype=np.int64),
             "features_pruned": np.array([h["features_pruned"] for h in history], dtype=np.int64),
+            "heavy_rebuilds": np.array([h["heavy_rebuilds"] for h in history], dtype=np.int64),
             "mass90_fraction": np.array([h["mass90_fraction"] for h in history]),
         }
         return self

@@ -64,8 +64,9 @@ class AdaBoostClassifier(BinaryBoostingClassifier):
     feature_importances_ : ndarray of shape (n_features_in_,)
     fit_info_ : dict
         Per iteration: training loss, weighted error, histogram adds (``bin_accumulations``), nodes searched
-        with and without pruning, features pruned, and the estimated fraction of samples holding 90 % of the
-        weight at the root (``mass90_fraction``); plus why training stopped (``stop_reason``).
+        with and without pruning, features pruned, rebuilds of the pruned pass's cached heavy rows
+        (``heavy_rebuilds``), and the estimated fraction of samples holding 90 % of the weight at the root
+        (``mass90_fraction``); plus why training stopped (``stop_reason``).
     """
 
     _loss = "adaboost"

@@ -117,3 +117,26 @@ def test_bad_heuristic_values(name, value):
     X, y = adversarial(0, 50, 3, "plain")
     with pytest.raises(ValueError, match=f"{name} must be a number in"):
         AdaBoostClassifier(**{name: value}).fit(X, y)
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    seed=st.integers(0, 10_000),
+    kind=st.sampled_from(["plain", "ties", "duplicates", "constant"]),
+    loss=st.sampled_from(sorted(ESTIMATORS)),
+    depth=st.integers(1, 3),
+    threads=st.sampled_from([1, 2]),
+)
+def test_cached_heavy_rows_give_the_same_model(seed, kind, loss, depth, threads):
+    # Long enough for the weight to concentrate, so the pruned pass reads its first subset from the cached
+    # heavy rows (rebuilt now and then, reused in between), in the root and in deeper nodes.
+    X, y = adversarial(seed, 1500, 12, kind)
+    y = (np.nan_to_num(X[:, 0]) + 0.1 * np.random.RandomState(seed).normal(size=len(y)) > 0).astype(int)
+    if loss == "rebel":
+        y = y + (np.nan_to_num(X[:, 2]) > 1.0)  # 3 classes
+    models = [ESTIMATORS[loss](n_estimators=120, max_depth=depth, n_jobs=threads, quick=q).fit(X, y)
+              for q in (False, True, "auto")]
+    assert models[0]._model.to_bytes() == models[1]._model.to_bytes() == models[2]._model.to_bytes()
+    rebuilds = models[1].fit_info_["heavy_rebuilds"]
+    if models[1].n_estimators_ >= 60 and models[1].fit_info_["mass90_fraction"][-1] < 0.2:
+        assert 0 < rebuilds.sum() < models[1].n_estimators_ * depth  # built, and reused between rebuilds

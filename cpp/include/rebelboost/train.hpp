@@ -58,6 +58,7 @@ struct IterationInfo {
   int quick_nodes = 0;                 // nodes searched with QuickBoost pruning
   int full_nodes = 0;                  // nodes searched by the full scan
   int features_pruned = 0;             // features pruned over all quick nodes
+  int heavy_rebuilds = 0;              // times the pruned pass's cached heavy rows were (re)built
   double mass90_fraction = -1.0;       // root: estimated fraction of rows holding 90 % of the mass (-1: not computed)
 };
 

@@ -260,6 +260,7 @@ TrainResult train(MatrixView<T> X, const std::int32_t* y, const double* sample_w
     info.quick_nodes = grown.quick_nodes;
     info.full_nodes = grown.full_nodes;
     info.features_pruned = grown.features_pruned;
+    info.heavy_rebuilds = grown.heavy_rebuilds;
     info.mass90_fraction = grown.mass90_fraction;
     std::vector<double> a = step.step;
     for (double& v : a) v *= params.learning_rate;

@@ -170,6 +170,16 @@ GrowResult TreeGrower::grow(SplitObjective& objective, int max_depth, const std:
           quick_ == QuickMode::kOn || (quick_ == QuickMode::kAuto && chooser_[layer > 0].use_quick(mass90[largest]));
       std::fill(use_quick.begin(), use_quick.end(), quick_layer ? 1 : 0);
       if (layer == 0) result.mass90_fraction = mass90[0];
+      if (quick_layer) {
+        const std::int64_t before = heavy_rebuilds_;
+        refresh_heavy(q, layer == 0 ? mass90[0] : -1.0);
+        result.heavy_rebuilds += static_cast<std::int32_t>(heavy_rebuilds_ - before);
+        if (!identity) {
+          leaf_of_row_.resize(n);
+          for (std::size_t l = 0; l < leaves.size(); ++l)
+            for (std::size_t i = leaves[l].begin; i < leaves[l].end; ++i) leaf_of_row_[order_[i]] = static_cast<std::uint32_t>(l);
+        }
+      }
     }
 
     // best[o * n_features + f]: best split of open leaf o on feature f; every feature's histogram of a
@@ -246,14 +256,36 @@ GrowResult TreeGrower::grow(SplitObjective& objective, int max_depth, const std:
       // Pruned pass: the same winner as the full scan (quick_prune.hpp).
       const auto start = std::chrono::steady_clock::now();
       const std::uint32_t* rows = identity ? identity_rows_.data() + leaf.begin : order_.data() + leaf.begin;
-      order_by_weight(rows, leaf.end - leaf.begin, q, heavy_rows_, heavy_values_);
+      const std::size_t leaf_rows = leaf.end - leaf.begin;
+      // The cached heavy rows serve as the first subset when enough of them (and of the mass) are here.
+      bool cached = false;
+      if (!heavy_.empty()) {
+        const std::size_t m = heavy_.rows.size();
+        heavy_q_.resize(m);
+        std::size_t inside = 0;
+        std::int64_t cached_mass = 0;
+        for (std::size_t i = 0; i < m; ++i) {
+          const std::uint32_t r = heavy_.rows[i];
+          const bool in = identity || leaf_of_row_[r] == open[o];
+          heavy_q_[i] = in ? q[r] : 0;
+          inside += in;
+          cached_mass += abs64(heavy_q_[i]);
+        }
+        std::int64_t leaf_mass = 0;
+        for (std::size_t i = 0; i < leaf_rows; ++i) leaf_mass += abs64(q[rows[i]]);
+        cached = 4 * inside >= m && 2 * cached_mass >= leaf_mass && cached_mass > 0;
+      }
+      order_by_weight(rows, leaf_rows, q, heavy_rows_, heavy_values_, cached ? heavy_.member.data() : nullptr);
       QuickWork work;
       const SplitInfo winner = quick_best_split(X_, bins_, heavy_rows_.data(), heavy_values_.data(),
                                                 heavy_rows_.size(), n_threads_, quick_params_, work, quick_scratch_,
-                                                active_features);
+                                                active_features, cached ? &heavy_ : nullptr,
+                                                cached ? heavy_q_.data() : nullptr);
       if (winner.found()) best[o * n_features + static_cast<std::size_t>(winner.feature)] = winner;
       std::int64_t total = 0;
       for (const std::int64_t v : heavy_values_) total += v;
+      if (cached)
+        for (const std::int64_t v : heavy_q_) total += v;
       open_total[o] = total;
       ++result.quick_nodes;
       result.features_pruned += work.features_pruned;
@@ -310,6 +342,35 @@ GrowResult TreeGrower::grow(SplitObjective& objective, int max_depth, const std:
     leaves = std::move(next);
   }
   return result;
+}
+
+void TreeGrower::refresh_heavy(const std::int64_t* q, double mass90_fraction) {
+  const std::size_t n = X_.n_samples;
+  std::int64_t total = 0;
+  for (std::size_t i = 0; i < n; ++i) total += abs64(q[i]);
+  if (total == 0) return;
+  if (!heavy_.empty()) {
+    std::int64_t cached = 0;
+    for (const std::uint32_t r : heavy_.rows) cached += abs64(q[r]);
+    const bool holds_enough = static_cast<double>(cached) >= 0.85 * static_cast<double>(total);
+    const bool oversized = mass90_fraction >= 0.0 &&
+                           static_cast<double>(heavy_.rows.size()) > 3.0 * mass90_fraction * static_cast<double>(n) + 64.0;
+    if (holds_enough && !oversized) return;
+  }
+  // The heaviest rows up to 95 % of the mass, if that is at most half the rows (else pruning rarely pays
+  // and the cache would cost as much as the rows it saves gathering).
+  order_by_weight(identity_rows_.data(), n, q, heavy_rows_, heavy_values_);
+  const auto target = static_cast<std::int64_t>(0.95 * static_cast<double>(total));
+  std::int64_t mass = 0;
+  std::size_t m = 0;
+  while (m < heavy_rows_.size() && mass < target) mass += abs64(heavy_values_[m++]);
+  if (2 * m > n || m > HeavyRows::kMaxRows) {
+    heavy_.clear();
+    return;
+  }
+  ++heavy_rebuilds_;
+  heavy_.build(X_, std::vector<std::uint32_t>(heavy_rows_.begin(), heavy_rows_.begin() + static_cast<std::ptrdiff_t>(m)),
+               n_threads_);
 }
 
 std::vector<TreeGrower::Leaf> TreeGrower::split_leaf(GrowResult& result, const Leaf& leaf, const SplitInfo& s,

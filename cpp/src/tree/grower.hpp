@@ -37,6 +37,7 @@ struct GrowResult {
   std::int32_t full_nodes = 0;       // nodes searched by the full scan
   std::int32_t features_pruned = 0;
   double mass90_fraction = -1.0;     // root: fraction of its rows holding 90 % of the split-value mass
+  std::int32_t heavy_rebuilds = 0;   // times the pruned pass's cached heavy rows were rebuilt
 };
 
 // Split criterion of the scalar layers: the loss itself (|L| + |R|, i.e. weighted error for the binary
@@ -96,6 +97,10 @@ class TreeGrower {
   std::vector<Leaf> split_leaf(GrowResult& result, const Leaf& leaf, const SplitInfo& s, double gain,
                                bool identity, bool last_layer);
 
+  // Keeps heavy_ holding most of the |q| mass of the layer: rebuilds it (the heaviest rows up to 95 % of
+  // the mass) when it holds less than 85 %, or is far larger than the rows holding 90 %.
+  void refresh_heavy(const std::int64_t* q, double mass90_fraction);
+
   const data::BinnedMatrix& X_;
   const data::BinMapper& bins_;
   int n_threads_;
@@ -105,6 +110,10 @@ class TreeGrower {
   QuickParams quick_params_;
   QuickChooser chooser_[2];  // root (contiguous rows) and deeper nodes (gathered rows) cost differently
   QuickScratch quick_scratch_;
+  HeavyRows heavy_;                           // cached first subset of the pruned pass, kept across calls
+  std::vector<std::int64_t> heavy_q_;         // a node's values on the cached rows (0 outside the node)
+  std::vector<std::uint32_t> leaf_of_row_;    // layer >= 1: which leaf each row is in
+  std::int64_t heavy_rebuilds_ = 0;
   std::vector<std::uint32_t> identity_rows_;  // 0..n-1, the root's rows for the pruned pass
   std::vector<std::uint32_t> heavy_rows_;     // a node's rows heaviest first
   std::vector<std::int64_t> heavy_values_;

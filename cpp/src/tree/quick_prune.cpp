@@ -11,12 +11,74 @@
 
 namespace rebelboost::tree {
 
+void HeavyRows::build(const data::BinnedMatrix& X, std::vector<std::uint32_t> new_rows, int n_threads) {
+  std::sort(new_rows.begin(), new_rows.end());
+  rows = std::move(new_rows);
+  const std::size_t m = rows.size();
+  const std::size_t n_features = X.n_features;
+  perm.resize(n_features * m);
+  bits.assign(n_features * 4, 0);
+  member.assign(X.n_samples, 0);
+  for (const std::uint32_t r : rows) member[r] = 1;
+  std::vector<std::uint16_t> counts(n_features * kHistBins);  // per feature, rows per bin
+  util::parallel_for(static_cast<std::ptrdiff_t>(n_features), n_threads, [&](std::ptrdiff_t fi) {
+    const auto f = static_cast<std::size_t>(fi);
+    const std::uint8_t* column = X.column(f);
+    std::uint16_t* count = &counts[f * kHistBins];
+    std::uint16_t start[kHistBins];
+    for (std::size_t i = 0; i < m; ++i) ++count[column[rows[i]]];
+    std::uint16_t offset = 0;
+    for (int b = 0; b < kHistBins; ++b) {
+      start[b] = offset;
+      offset = static_cast<std::uint16_t>(offset + count[b]);
+      if (count[b]) bits[f * 4 + static_cast<std::size_t>(b >> 6)] |= std::uint64_t{1} << (b & 63);
+    }
+    std::uint16_t* out = &perm[f * m];
+    for (std::size_t i = 0; i < m; ++i) out[start[column[rows[i]]]++] = static_cast<std::uint16_t>(i);
+  });
+  run_begin.assign(n_features + 1, 0);
+  for (std::size_t f = 0; f < n_features; ++f) {
+    std::uint32_t runs = 0;
+    for (int w = 0; w < 4; ++w) runs += static_cast<std::uint32_t>(__builtin_popcountll(bits[f * 4 + static_cast<std::size_t>(w)]));
+    run_begin[f + 1] = run_begin[f] + runs;
+  }
+  run_bin.resize(run_begin[n_features]);
+  run_end.resize(run_begin[n_features]);
+  util::parallel_for(static_cast<std::ptrdiff_t>(n_features), n_threads, [&](std::ptrdiff_t fi) {
+    const auto f = static_cast<std::size_t>(fi);
+    const std::uint16_t* count = &counts[f * kHistBins];
+    std::size_t r = run_begin[f];
+    std::uint16_t end = 0;
+    for (int b = 0; b < kHistBins; ++b) {
+      if (!count[b]) continue;
+      end = static_cast<std::uint16_t>(end + count[b]);
+      run_bin[r] = static_cast<std::uint8_t>(b);
+      run_end[r] = end;
+      ++r;
+    }
+  });
+}
+
+void HeavyRows::clear() {
+  rows.clear();
+  perm.clear();
+  run_begin.clear();
+  run_bin.clear();
+  run_end.clear();
+  bits.clear();
+  member.clear();
+}
+
 void order_by_weight(const std::uint32_t* rows, std::size_t n, const std::int64_t* q, std::vector<std::uint32_t>& out_rows,
-                     std::vector<std::int64_t>& out_values) {
+                     std::vector<std::int64_t>& out_values, const std::uint8_t* skip) {
   // Bucket 63 - clz(|q|): rows within a factor 2 of each other share a bucket; buckets heaviest first.
   std::size_t count[65] = {};
-  auto bucket = [&](std::int64_t v) -> int { return v == 0 ? 64 : 63 - __builtin_clzll(static_cast<std::uint64_t>(abs64(v))); };
-  for (std::size_t i = 0; i < n; ++i) ++count[bucket(q[rows[i]])];
+  auto bucket = [&](std::uint32_t row) -> int {
+    const std::int64_t v = q[row];
+    if (v == 0 || (skip && skip[row])) return 64;
+    return 63 - __builtin_clzll(static_cast<std::uint64_t>(abs64(v)));
+  };
+  for (std::size_t i = 0; i < n; ++i) ++count[bucket(rows[i])];
   std::size_t start[65];
   std::size_t offset = 0;
   for (int b = 63; b >= 0; --b) {
@@ -26,12 +88,11 @@ void order_by_weight(const std::uint32_t* rows, std::size_t n, const std::int64_
   out_rows.resize(offset);
   out_values.resize(offset);
   for (std::size_t i = 0; i < n; ++i) {
-    const std::int64_t v = q[rows[i]];
-    const int b = bucket(v);
+    const int b = bucket(rows[i]);
     if (b == 64) continue;
     const std::size_t at = start[b]++;
     out_rows[at] = rows[i];
-    out_values[at] = v;
+    out_values[at] = q[rows[i]];
   }
 }
 
@@ -113,6 +174,30 @@ std::int64_t best_split_score(const std::int64_t* hist, const std::uint64_t* bit
 
 namespace {
 
+// best_split_score() of the cached rows, from their prefix sums in bin order (cum[i] = sum of the first i
+// values; run r of bin run_bins[r] ends at run_ends[r]): the same candidates, no histogram reads.
+std::int64_t best_split_score_runs(const std::int64_t* cum, const std::uint8_t* run_bins, const std::uint16_t* run_ends,
+                                   std::size_t n_runs, int n_value_bins, int missing_bin) {
+  // Bins ascend and the missing bin is the highest code, so it can only be the last run.
+  std::size_t n_value_runs = n_runs;
+  std::int64_t missing = 0;
+  if (n_runs > 0 && run_bins[n_runs - 1] == missing_bin) {
+    --n_value_runs;
+    missing = cum[run_ends[n_runs - 1]] - (n_value_runs ? cum[run_ends[n_value_runs - 1]] : 0);
+  }
+  const std::int64_t values_total = n_value_runs ? cum[run_ends[n_value_runs - 1]] : 0;
+  std::int64_t best = std::numeric_limits<std::int64_t>::min();
+  if (n_value_bins >= 2) best = std::max(abs64(values_total + missing), abs64(missing) + abs64(values_total));
+  else best = abs64(values_total) + abs64(missing);
+  for (std::size_t r = 0; r < n_value_runs; ++r) {
+    const std::int64_t left = cum[run_ends[r]];
+    const std::int64_t right = values_total - left;
+    best = std::max(best, abs64(left) + abs64(right + missing));
+    if (run_bins[r] < n_value_bins - 1) best = std::max(best, abs64(left + missing) + abs64(right));
+  }
+  return best;
+}
+
 // hist[column[rows[i]]] += values[i], marking the touched bins (the pruned pass visits few rows).
 void add_marked(const std::uint8_t* column, const std::uint32_t* rows, const std::int64_t* values, std::size_t n,
                 std::int64_t* hist, std::uint64_t* bits) {
@@ -132,24 +217,44 @@ void add_marked(const std::uint8_t* column, const std::uint32_t* rows, const std
 
 SplitInfo quick_best_split(const data::BinnedMatrix& X, const data::BinMapper& bins, const std::uint32_t* rows,
                            const std::int64_t* values, std::size_t n, int n_threads, const QuickParams& params,
-                           QuickWork& work, QuickScratch& scratch, const std::uint8_t* active_features) {
+                           QuickWork& work, QuickScratch& scratch, const std::uint8_t* active_features,
+                           const HeavyRows* heavy, const std::int64_t* heavy_values) {
   const std::size_t n_features = X.n_features;
   const int missing = bins.missing_bin();
-  // Prefix masses T_m and chunk boundaries: subset 0 holds eta of the mass, then M chunks of equal mass.
-  std::vector<std::int64_t> prefix(n + 1, 0);
+  const std::size_t n_heavy = heavy ? heavy->rows.size() : 0;
+  // The work record counts the node's rows: cached rows outside the node add zeros (a cost the wall
+  // clock sees, not an accumulation of the node's data).
+  std::size_t heavy_in_node = 0;
+  for (std::size_t i = 0; i < n_heavy; ++i) heavy_in_node += heavy_values[i] != 0;
+  // Masses T_m after the first subset and m further rows: prefix[m] (prefix[0] = the cached rows' mass).
+  std::int64_t heavy_mass = 0, node_sum = 0;
+  for (std::size_t i = 0; i < n_heavy; ++i) {
+    heavy_mass += abs64(heavy_values[i]);
+    node_sum += heavy_values[i];
+  }
+  std::vector<std::int64_t> prefix(n + 1, heavy_mass);
   for (std::size_t i = 0; i < n; ++i) prefix[i + 1] = prefix[i] + abs64(values[i]);
   const std::int64_t total_mass = prefix[n];
-  std::int64_t node_sum = 0;
   for (std::size_t i = 0; i < n; ++i) node_sum += values[i];
+  // Subset 0 is the cached rows plus rows[0, bounds[1]): without a cache, the heaviest rows up to eta of
+  // the mass. The rest of `rows` then forms M chunks of equal mass.
   std::vector<std::size_t> bounds{0};
-  for (int j = 0; j <= params.n_chunks; ++j) {
-    const double f = params.eta + (1.0 - params.eta) * static_cast<double>(j) / params.n_chunks;
-    const auto target = static_cast<std::int64_t>(f * static_cast<double>(total_mass));
-    std::size_t m = static_cast<std::size_t>(std::lower_bound(prefix.begin(), prefix.end(), target) - prefix.begin());
-    m = j == params.n_chunks ? n : std::min(m, n);
-    if (m > bounds.back()) bounds.push_back(m);
+  {
+    std::size_t first = 0;
+    if (!heavy) {
+      const auto target = static_cast<std::int64_t>(params.eta * static_cast<double>(total_mass));
+      first = std::min(n, static_cast<std::size_t>(std::lower_bound(prefix.begin(), prefix.end(), target) - prefix.begin()));
+    }
+    bounds.push_back(first);
+    const std::int64_t base = prefix[first];
+    for (int j = 1; j <= params.n_chunks; ++j) {
+      const auto target = base + static_cast<std::int64_t>(static_cast<double>(total_mass - base) * j / params.n_chunks);
+      std::size_t m = static_cast<std::size_t>(std::lower_bound(prefix.begin(), prefix.end(), target) - prefix.begin());
+      m = j == params.n_chunks ? n : std::min(m, n);
+      if (m > bounds.back()) bounds.push_back(m);
+    }
+    if (bounds.back() != n) bounds.push_back(n);
   }
-  if (bounds.back() != n) bounds.push_back(n);
 
   // First subset for every feature.
   if (scratch.hists.size() != n_features * kHistBins) {
@@ -157,6 +262,7 @@ SplitInfo quick_best_split(const data::BinnedMatrix& X, const data::BinMapper& b
     scratch.bits.assign(n_features * 4, 0);
   }
   std::int64_t* hists = scratch.hists.data();
+  if (heavy) scratch.cum.resize(static_cast<std::size_t>(util::resolve_threads(n_threads)) * (n_heavy + 1));
   std::vector<std::int64_t> err2(n_features);  // 2 E_f(m) = T_m - best score
   util::parallel_for(static_cast<std::ptrdiff_t>(n_features), n_threads, [&](std::ptrdiff_t fi) {
     const auto f = static_cast<std::size_t>(fi);
@@ -166,14 +272,35 @@ SplitInfo quick_best_split(const data::BinnedMatrix& X, const data::BinMapper& b
     }
     std::int64_t* h = &hists[f * kHistBins];
     std::uint64_t* bits = &scratch.bits[f * 4];
-    add_marked(X.column(f), rows, values, bounds[1], h, bits);
-    const std::int64_t score = best_split_score(h, bits, bins.n_value_bins(f), missing);
+    std::int64_t score;
+    if (heavy) {  // the cached rows alone (bounds[1] == 0): prefix sums in bin order, no chains
+      const std::uint16_t* perm = &heavy->perm[f * n_heavy];
+      std::int64_t* cum = &scratch.cum[static_cast<std::size_t>(util::thread_index()) * (n_heavy + 1)];
+      std::int64_t running = 0;
+      cum[0] = 0;
+      for (std::size_t i = 0; i < n_heavy; ++i) {
+        running += heavy_values[perm[i]];
+        cum[i + 1] = running;
+      }
+      const std::uint32_t r0 = heavy->run_begin[f], r1 = heavy->run_begin[f + 1];
+      std::size_t prev = 0;
+      for (std::uint32_t r = r0; r < r1; ++r) {
+        const std::size_t end = heavy->run_end[r];
+        h[heavy->run_bin[r]] = cum[end] - cum[prev];
+        prev = end;
+      }
+      for (int w = 0; w < 4; ++w) bits[w] = heavy->bits[f * 4 + static_cast<std::size_t>(w)];
+      score = best_split_score_runs(cum, &heavy->run_bin[r0], &heavy->run_end[r0], r1 - r0, bins.n_value_bins(f), missing);
+    } else {
+      add_marked(X.column(f), rows, values, bounds[1], h, bits);
+      score = best_split_score(h, bits, bins.n_value_bins(f), missing);
+    }
     err2[f] = score == std::numeric_limits<std::int64_t>::min() ? std::numeric_limits<std::int64_t>::max()
                                                                 : prefix[bounds[1]] - score;
   });
   std::size_t n_active = n_features;
   if (active_features) n_active = static_cast<std::size_t>(std::count(active_features, active_features + n_features, 1));
-  work.bin_accumulations += static_cast<std::int64_t>(bounds[1] * n_active);
+  work.bin_accumulations += static_cast<std::int64_t>((heavy_in_node + bounds[1]) * n_active);
 
   std::vector<std::size_t> order(n_features);
   std::iota(order.begin(), order.end(), 0);
@@ -212,25 +339,21 @@ SplitInfo quick_best_split(const data::BinnedMatrix& X, const data::BinMapper& b
       unchecked = 0;
     }
     done[f] = rows_done;
-    if (pruned[f]) return;
-    results[f] = best_split(h, n_value_bins, missing, static_cast<std::int32_t>(f));
-    if (results[f].found()) {
-      const std::int64_t e = total_mass - results[f].score;
-      std::int64_t current = best_err2.load(std::memory_order_relaxed);
-      while (e < current && !best_err2.compare_exchange_weak(current, e, std::memory_order_relaxed)) {
+    if (!pruned[f]) {
+      results[f] = best_split(h, n_value_bins, missing, static_cast<std::int32_t>(f));
+      if (results[f].found()) {
+        const std::int64_t e = total_mass - results[f].score;
+        std::int64_t current = best_err2.load(std::memory_order_relaxed);
+        while (e < current && !best_err2.compare_exchange_weak(current, e, std::memory_order_relaxed)) {
+        }
       }
     }
-  }, /*dynamic=*/true);
-  // Leave the scratch all zero: clear exactly the touched bins.
-  util::parallel_for(static_cast<std::ptrdiff_t>(n_features), n_threads, [&](std::ptrdiff_t fi) {
-    const auto f = static_cast<std::size_t>(fi);
-    std::uint64_t* bits = &scratch.bits[f * 4];
-    std::int64_t* h = &hists[f * kHistBins];
+    // Leave the scratch all zero: clear exactly the touched bins.
     for (int w = 0; w < 4; ++w) {
       for (std::uint64_t word = bits[w]; word; word &= word - 1) h[64 * w + __builtin_ctzll(word)] = 0;
       bits[w] = 0;
     }
-  });
+  }, /*dynamic=*/true);
   SplitInfo winner;
   for (std::size_t f = 0; f < n_features; ++f) {  // a strict total order: the same winner for any timing
     work.bin_accumulations += done[f];

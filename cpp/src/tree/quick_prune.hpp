@@ -8,6 +8,9 @@
 // exceeds the best complete error (or the unsplit node's) strictly can never win, nor tie: it is pruned.
 // Schedule: the first subset holds eta of the node's mass and is accumulated for every feature; features
 // are then finished one by one, best preliminary error first, in M chunks of equal mass.
+// The first subset may instead be a cached set of heavy rows whose codes were copied out column by
+// column (HeavyRows): any subset is valid, and reading it sequentially costs a fraction of gathering the
+// heaviest rows from all over each column.
 #pragma once
 
 #include <cstddef>
@@ -30,6 +33,29 @@ struct QuickParams {
 struct QuickScratch {
   std::vector<std::int64_t> hists;  // n_features x kHistBins, all zero between nodes
   std::vector<std::uint64_t> bits;  // n_features x 4: bins touched in the current node
+  std::vector<std::int64_t> cum;    // per thread: prefix sums of the cached rows' values in bin order
+};
+
+// Heavy rows cached for the first subset: their codes copied per feature into one contiguous block, and
+// the bins they fall in. The grower keeps the set across iterations while it holds most of the weight
+// (boosting reweights the heavy rows a little per iteration) and rebuilds it when it no longer does.
+// Per feature the cached rows are listed grouped by bin (perm, ascending bin), so a node's first-subset
+// histogram is one register sum per non-empty bin (no store-to-load chains on a popular bin such as a
+// pixel's zero) and its threshold scan visits just those bins.
+struct HeavyRows {
+  std::vector<std::uint32_t> rows;       // ascending sample indices (at most 65 535)
+  std::vector<std::uint16_t> perm;       // n_features x rows.size(): positions in `rows`, grouped by bin
+  std::vector<std::uint32_t> run_begin;  // n_features + 1 offsets into run_bin / run_end
+  std::vector<std::uint8_t> run_bin;     // per feature, its non-empty bins, ascending
+  std::vector<std::uint16_t> run_end;    // end of each bin's group in perm
+  std::vector<std::uint64_t> bits;       // n_features x 4: the bins of the cached rows
+  std::vector<std::uint8_t> member;      // per sample: 1 if cached
+  static constexpr std::size_t kMaxRows = 65535;
+
+  // Caches `rows` (any order; sorted here). OpenMP over features.
+  void build(const data::BinnedMatrix& X, std::vector<std::uint32_t> rows, int n_threads);
+  void clear();
+  bool empty() const { return rows.empty(); }
 };
 
 struct QuickWork {
@@ -38,9 +64,10 @@ struct QuickWork {
 };
 
 // Rows of a node (any order) sorted heaviest first: counting sort on the binary exponent of |q| (rows with
-// q = 0 are dropped: they never change a sum). Also returns the values in that order.
+// q = 0 are dropped: they never change a sum). Also returns the values in that order. Rows with
+// skip[row] != 0 (optional) are left out too.
 void order_by_weight(const std::uint32_t* rows, std::size_t n, const std::int64_t* q, std::vector<std::uint32_t>& out_rows,
-                     std::vector<std::int64_t>& out_values);
+                     std::vector<std::int64_t>& out_values, const std::uint8_t* skip = nullptr);
 
 // Estimated fraction of a node's rows that hold 90 % of its |q| mass (the heaviest ones): from a strided
 // sample of at most ~2048 rows, bucketed by binary exponent, interpolated inside the last bucket. Cheap
@@ -51,9 +78,14 @@ double estimate_mass90_fraction(const std::uint32_t* rows, std::size_t n, const 
 // features of best_split() on full histograms (found() false when no split strictly beats the node).
 // OpenMP over features for the first subset and over batches of features afterwards; the result does not
 // depend on n_threads (the work done may).
+// With `heavy`, the node is heavy->rows (with values heavy_values[i], 0 for rows outside the node) plus
+// `rows`, which must not repeat a cached row; the cached rows are the first subset and `rows` (heaviest
+// first) are split into the M chunks. work.bin_accumulations counts the node's rows with non-zero values
+// (the cached rows outside the node only add zeros).
 SplitInfo quick_best_split(const data::BinnedMatrix& X, const data::BinMapper& bins, const std::uint32_t* rows,
                            const std::int64_t* values, std::size_t n, int n_threads, const QuickParams& params,
-                           QuickWork& work, QuickScratch& scratch, const std::uint8_t* active_features = nullptr);
+                           QuickWork& work, QuickScratch& scratch, const std::uint8_t* active_features = nullptr,
+                           const HeavyRows* heavy = nullptr, const std::int64_t* heavy_values = nullptr);
 
 // Highest |L| + |R| over every split of one histogram, ignoring the unsplit baseline (lowest int64 when the
 // feature has no split at all). `bits` (4 words) marks the non-empty bins: only those move a threshold's

@@ -16,6 +16,10 @@ inline int resolve_threads(int n_threads) {
   return n > 0 ? n : 1;
 }
 
+// Index of the calling thread inside parallel_for (0 outside): for per-thread scratch buffers, which must
+// not change results.
+inline int thread_index() { return omp_get_thread_num(); }
+
 // Calls fn(i) for i in [0, n). Each i runs exactly once; callers must not depend on which thread runs
 // which i (results are written to slots owned by i and reduced afterwards in index order).
 // An exception thrown by fn never escapes an OpenMP region: the one from the smallest i is rethrown
