@@ -256,13 +256,27 @@ SplitInfo quick_best_split(const data::BinnedMatrix& X, const data::BinMapper& b
     if (bounds.back() != n) bounds.push_back(n);
   }
 
-  // First subset for every feature.
+  // First subset for every feature: its preliminary error. From the cache, the histogram is not written
+  // yet (most features are pruned on this error alone); a feature that goes on fills it first.
   if (scratch.hists.size() != n_features * kHistBins) {
     scratch.hists.assign(n_features * kHistBins, 0);
     scratch.bits.assign(n_features * 4, 0);
   }
   std::int64_t* hists = scratch.hists.data();
-  if (heavy) scratch.cum.resize(static_cast<std::size_t>(util::resolve_threads(n_threads)) * (n_heavy + 1));
+  const std::size_t n_scratch_threads = static_cast<std::size_t>(util::resolve_threads(n_threads));
+  if (heavy) scratch.cum.resize(n_scratch_threads * (n_heavy + 1));
+  // Prefix sums of the node's values on the cached rows in feature f's bin order.
+  auto cached_prefix = [&](std::size_t f) {
+    const std::uint16_t* perm = &heavy->perm[f * n_heavy];
+    std::int64_t* cum = &scratch.cum[static_cast<std::size_t>(util::thread_index()) * (n_heavy + 1)];
+    std::int64_t running = 0;
+    cum[0] = 0;
+    for (std::size_t i = 0; i < n_heavy; ++i) {
+      running += heavy_values[perm[i]];
+      cum[i + 1] = running;
+    }
+    return cum;
+  };
   std::vector<std::int64_t> err2(n_features);  // 2 E_f(m) = T_m - best score
   util::parallel_for(static_cast<std::ptrdiff_t>(n_features), n_threads, [&](std::ptrdiff_t fi) {
     const auto f = static_cast<std::size_t>(fi);
@@ -270,28 +284,14 @@ SplitInfo quick_best_split(const data::BinnedMatrix& X, const data::BinMapper& b
       err2[f] = std::numeric_limits<std::int64_t>::max();
       return;
     }
-    std::int64_t* h = &hists[f * kHistBins];
-    std::uint64_t* bits = &scratch.bits[f * 4];
     std::int64_t score;
-    if (heavy) {  // the cached rows alone (bounds[1] == 0): prefix sums in bin order, no chains
-      const std::uint16_t* perm = &heavy->perm[f * n_heavy];
-      std::int64_t* cum = &scratch.cum[static_cast<std::size_t>(util::thread_index()) * (n_heavy + 1)];
-      std::int64_t running = 0;
-      cum[0] = 0;
-      for (std::size_t i = 0; i < n_heavy; ++i) {
-        running += heavy_values[perm[i]];
-        cum[i + 1] = running;
-      }
+    if (heavy) {  // the cached rows alone (bounds[1] == 0)
+      const std::int64_t* cum = cached_prefix(f);
       const std::uint32_t r0 = heavy->run_begin[f], r1 = heavy->run_begin[f + 1];
-      std::size_t prev = 0;
-      for (std::uint32_t r = r0; r < r1; ++r) {
-        const std::size_t end = heavy->run_end[r];
-        h[heavy->run_bin[r]] = cum[end] - cum[prev];
-        prev = end;
-      }
-      for (int w = 0; w < 4; ++w) bits[w] = heavy->bits[f * 4 + static_cast<std::size_t>(w)];
       score = best_split_score_runs(cum, &heavy->run_bin[r0], &heavy->run_end[r0], r1 - r0, bins.n_value_bins(f), missing);
     } else {
+      std::int64_t* h = &hists[f * kHistBins];
+      std::uint64_t* bits = &scratch.bits[f * 4];
       add_marked(X.column(f), rows, values, bounds[1], h, bits);
       score = best_split_score(h, bits, bins.n_value_bins(f), missing);
     }
@@ -302,24 +302,36 @@ SplitInfo quick_best_split(const data::BinnedMatrix& X, const data::BinMapper& b
   if (active_features) n_active = static_cast<std::size_t>(std::count(active_features, active_features + n_features, 1));
   work.bin_accumulations += static_cast<std::int64_t>((heavy_in_node + bounds[1]) * n_active);
 
-  std::vector<std::size_t> order(n_features);
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return err2[a] < err2[b]; });
-
-  // Finish features in that order (one dynamic OpenMP loop): a feature is pruned as soon as its
-  // preliminary error exceeds the best complete error known at that moment (the unsplit node's error to
-  // begin with). Any bound at least the final best is safe, so the shared bound may lag between threads:
-  // the work done varies with timing, the winner never does.
+  // Finishing a feature: the M chunks, pruned as soon as its preliminary error exceeds the best complete
+  // error known at that moment (the unsplit node's error to begin with). Any bound at least the final best
+  // is safe, so the shared bound may lag between threads: the work done varies with timing, the winner
+  // never does. The histogram is left all zero afterwards.
   std::atomic<std::int64_t> best_err2{total_mass - abs64(node_sum)};
   std::vector<SplitInfo> results(n_features);
   std::vector<std::int64_t> done(n_features, 0);
   std::vector<std::uint8_t> pruned(n_features, 0);
-  util::parallel_for(static_cast<std::ptrdiff_t>(n_features), n_threads, [&](std::ptrdiff_t k) {
-    const std::size_t f = order[static_cast<std::size_t>(k)];
-    if (active_features && !active_features[f]) return;
+  auto clear = [&](std::size_t f) {
+    std::int64_t* h = &hists[f * kHistBins];
+    std::uint64_t* bits = &scratch.bits[f * 4];
+    for (int w = 0; w < 4; ++w) {
+      for (std::uint64_t word = bits[w]; word; word &= word - 1) h[64 * w + __builtin_ctzll(word)] = 0;
+      bits[w] = 0;
+    }
+  };
+  auto finish = [&](std::size_t f) {
     std::int64_t* h = &hists[f * kHistBins];
     std::uint64_t* bits = &scratch.bits[f * 4];
     const int n_value_bins = bins.n_value_bins(f);
+    if (heavy) {  // the first subset into the histogram (a re-read of the cached rows, not counted as work)
+      const std::int64_t* cum = cached_prefix(f);
+      std::size_t prev = 0;
+      for (std::uint32_t r = heavy->run_begin[f]; r < heavy->run_begin[f + 1]; ++r) {
+        const std::size_t end = heavy->run_end[r];
+        h[heavy->run_bin[r]] = cum[end] - cum[prev];
+        prev = end;
+      }
+      for (int w = 0; w < 4; ++w) bits[w] = heavy->bits[f * 4 + static_cast<std::size_t>(w)];
+    }
     std::int64_t e2 = err2[f];
     std::int64_t unchecked = 0;  // mass added since e2 was last computed: e2 grew by at most twice that
     std::int64_t rows_done = 0;
@@ -348,12 +360,38 @@ SplitInfo quick_best_split(const data::BinnedMatrix& X, const data::BinMapper& b
         }
       }
     }
-    // Leave the scratch all zero: clear exactly the touched bins.
-    for (int w = 0; w < 4; ++w) {
-      for (std::uint64_t word = bits[w]; word; word &= word - 1) h[64 * w + __builtin_ctzll(word)] = 0;
-      bits[w] = 0;
+    clear(f);
+  };
+
+  // The feature with the best preliminary error (lowest index on ties) first, alone: its complete error
+  // bounds all others, most of which are then pruned without being dispatched at all.
+  std::size_t lead = n_features;
+  for (std::size_t f = 0; f < n_features; ++f)
+    if (err2[f] != std::numeric_limits<std::int64_t>::max() && (lead == n_features || err2[f] < err2[lead])) lead = f;
+  if (lead != n_features) finish(lead);
+  const std::int64_t lead_bound = best_err2.load(std::memory_order_relaxed);
+  std::vector<std::size_t> order;  // the rest that may still win, best preliminary error first
+  std::vector<std::size_t> dropped;
+  for (std::size_t f = 0; f < n_features; ++f) {
+    if (f == lead || (active_features && !active_features[f])) continue;
+    if (err2[f] == std::numeric_limits<std::int64_t>::max()) {  // no candidate split: finish() drops it
+      order.push_back(f);
+      continue;
     }
-  }, /*dynamic=*/true);
+    if (err2[f] > lead_bound) {
+      pruned[f] = 1;
+      if (!heavy) dropped.push_back(f);  // its histogram holds the first subset
+    } else {
+      order.push_back(f);
+    }
+  }
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return err2[a] < err2[b]; });
+  // Few survivors finish on this thread (waking the others would cost more than their work).
+  const int finish_threads = order.size() > 8 ? n_threads : 1;
+  util::parallel_for(static_cast<std::ptrdiff_t>(order.size()), finish_threads,
+                     [&](std::ptrdiff_t k) { finish(order[static_cast<std::size_t>(k)]); }, /*dynamic=*/true);
+  util::parallel_for(static_cast<std::ptrdiff_t>(dropped.size()), dropped.size() > 64 ? n_threads : 1,
+                     [&](std::ptrdiff_t k) { clear(dropped[static_cast<std::size_t>(k)]); });
   SplitInfo winner;
   for (std::size_t f = 0; f < n_features; ++f) {  // a strict total order: the same winner for any timing
     work.bin_accumulations += done[f];
