@@ -40,7 +40,9 @@ bool QuickChooser::use_quick(double mass90_fraction) {
   // Losing with pruning: probe again after a doubling interval (at most 256 layers: a losing probe then
   // costs a few percent even where pruning is 3x slower), or at once if the mass got much more concentrated since the last probe (the
   // thing that makes pruning pay).
-  if (++since_quick_probe_ >= quick_probe_interval_ || mass90_fraction < 0.67 * mass_at_quick_probe_) {
+  // Either way, only while losing probes have cost under 1 % of the time spent in these layers.
+  const bool due = ++since_quick_probe_ >= quick_probe_interval_ || mass90_fraction < 0.67 * mass_at_quick_probe_;
+  if (due && probe_excess_ <= 0.01 * total_seconds_) {
     since_quick_probe_ = 0;
     quick_probe_interval_ = std::min(quick_probe_interval_ * 2, 256);
     mass_at_quick_probe_ = mass90_fraction;
@@ -51,6 +53,8 @@ bool QuickChooser::use_quick(double mass90_fraction) {
 
 void QuickChooser::record(bool quick, double seconds, std::size_t node_rows) {
   if (node_rows == 0) return;
+  total_seconds_ += seconds;
+  if (quick && full_cost_ > 0) probe_excess_ += std::max(0.0, seconds - full_cost_ * static_cast<double>(node_rows));
   const double cost = seconds / static_cast<double>(node_rows);
   double& estimate = quick ? quick_cost_ : full_cost_;
   estimate = estimate < 0 ? cost : 0.5 * (estimate + cost);
@@ -357,14 +361,14 @@ void TreeGrower::refresh_heavy(const std::int64_t* q, double mass90_fraction) {
                            static_cast<double>(heavy_.rows.size()) > 3.0 * mass90_fraction * static_cast<double>(n) + 64.0;
     if (holds_enough && !oversized) return;
   }
-  // The heaviest rows up to 95 % of the mass, if that is at most half the rows (else pruning rarely pays
-  // and the cache would cost as much as the rows it saves gathering).
+  // The heaviest rows up to 95 % of the mass, if that is at most a quarter of the rows: else pruning
+  // rarely pays, and building the cache (a gather of every feature) would cost more than it saves.
   order_by_weight(identity_rows_.data(), n, q, heavy_rows_, heavy_values_);
   const auto target = static_cast<std::int64_t>(0.95 * static_cast<double>(total));
   std::int64_t mass = 0;
   std::size_t m = 0;
   while (m < heavy_rows_.size() && mass < target) mass += abs64(heavy_values_[m++]);
-  if (2 * m > n || m > HeavyRows::kMaxRows) {
+  if (4 * m > n || m > HeavyRows::kMaxRows) {
     heavy_.clear();
     return;
   }
