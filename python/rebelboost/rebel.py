@@ -5,7 +5,7 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
-from scipy.special import softmax
+from scipy.special import expit, softmax
 
 from rebelboost._base import BaseBoostingClassifier
 
@@ -108,19 +108,22 @@ class REBELClassifier(BaseBoostingClassifier):
         return scores
 
     def predict_proba(self, X):
-        """``softmax(H(x))`` over the classes, columns in the order of ``classes_``.
+        """Class probabilities from REBEL's own link, columns in the order of ``classes_``.
 
-        REBEL estimates the minimum-risk class, not a posterior probability: this is a proper
-        distribution whose order matches H's (its argmax is ``predict``), for ranking and soft voting; with
-        uniform costs and 2 classes it equals AdaBoost's logistic link. Do not read it as calibrated.
+        With uniform costs, REBEL's loss is minimised pointwise by ``H_k = 1/2 ln(p_k / (1 - p_k))``
+        (p_k = P(class k | x)), so ``expit(2 H_k)`` estimates ``p_k``; the K estimates are normalised to
+        sum to 1. With 2 classes this is AdaBoost's logistic link. The order of the classes always
+        matches ``H`` (the argmax is ``predict``). With non-uniform costs the scores estimate the
+        minimum-risk class, not a posterior: read the result as a ranking, not as calibrated.
         """
         return super().predict_proba(X)
 
     def _scores_to_proba(self, scores):
         scores = np.asarray(scores, dtype=np.float64)
-        if scores.ndim == 1:  # 2 classes: d = H_1 - H_0 and softmax(H) = [expit(-d), expit(d)]
-            scores = np.column_stack([np.zeros_like(scores), scores])
-        return softmax(scores, axis=1)
+        if scores.ndim == 1:  # 2 classes: d = H_1 - H_0 = 2 H_1 and expit(2 H_1) = expit(d)
+            return np.column_stack([expit(-scores), expit(scores)])
+        # log expit(2 H), then normalised in log space (no underflow for very negative scores).
+        return softmax(-np.logaddexp(0.0, -2.0 * scores), axis=1)
 
 
 def _check_cost_matrix(cost, classes):

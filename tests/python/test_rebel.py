@@ -39,12 +39,15 @@ def make_data(seed, n=150, d=4, K=3):
     return X, y
 
 
+@pytest.mark.parametrize("seed", [0, 1, 4, 6])
 @pytest.mark.parametrize("depth", [1, 2, 3, 4])
-def test_two_classes_uniform_cost_is_adaboost(depth):
-    """Thesis App. 7.3: with K = 2 and uniform costs, H_2 = -H_1 = AdaBoost's score."""
-    X, y = make_data(0, n=300, K=2)
-    ada = AdaBoostClassifier(n_estimators=40, max_depth=depth).fit(X, y)
-    reb = REBELClassifier(n_estimators=40, max_depth=depth).fit(X, y)
+def test_two_classes_uniform_cost_is_adaboost(depth, seed):
+    """Thesis App. 7.3: with K = 2 and uniform costs, H_2 = -H_1 = AdaBoost's score. Long enough for
+    weights to span many orders of magnitude (near-equal splits) and for perfect fits (both stop)."""
+    X, y = make_data(seed, n=300, K=2)
+    ada = AdaBoostClassifier(n_estimators=60, max_depth=depth).fit(X, y)
+    reb = REBELClassifier(n_estimators=60, max_depth=depth).fit(X, y)
+    assert reb.n_estimators_ == ada.n_estimators_
     h = ada.decision_function(X)
     H = full_scores(reb, X)
     np.testing.assert_allclose(H[:, 1], h, rtol=1e-9, atol=1e-9)
@@ -197,6 +200,53 @@ def test_bad_cost_matrix(cost, message):
     X, y = make_data(2, K=3)
     with pytest.raises(ValueError, match=message):
         REBELClassifier(n_estimators=3, cost_matrix=cost).fit(X, y)
+
+
+def discrete_problem(C, n=30000, seed=0):
+    """One feature with 3 values; P(y | x) known, so the loss's pointwise minimiser is known too."""
+    rng = np.random.RandomState(seed)
+    P = np.array([[0.5, 0.3, 0.2], [0.18, 0.23, 0.59], [0.1, 0.6, 0.3]])
+    x = rng.randint(0, 3, size=n)
+    y = (rng.rand(n, 1) > np.cumsum(P[x], axis=1)).sum(axis=1)
+    return x[:, None].astype(float), y
+
+
+def pointwise_minimiser(C, y_of_x):
+    """argmin_H sum_y p(y) (<c+_y, e^H> + <c-_y, e^-H>): per k, H_k = 1/2 ln(B_k / A_k) with
+    A_k = sum_{y != k} p_y c+_{y,k} and B_k = p_k c-_{k,k} (derived by hand from Eq. 4.5)."""
+    K = C.shape[0]
+    p = np.bincount(y_of_x, minlength=K) / len(y_of_x)
+    cplus, cminus = subcosts(C, np.arange(K))
+    A = p @ cplus
+    B = p * np.diag(cminus)
+    return 0.5 * np.log(B / A), p
+
+
+@pytest.mark.parametrize("costs", ["uniform", "skewed"])
+def test_scores_converge_to_the_pointwise_minimiser(costs):
+    # With one 3-valued feature every tree is a function of x, so boosting drives H(x) to the closed-form
+    # minimiser of the empirical loss at each x: a check of the subcosts, the weights and the step.
+    C = np.ones((3, 3)) - np.eye(3) if costs == "uniform" else np.array([[0, 1, 4], [2, 0, 1], [0.5, 3, 0.0]])
+    X, y = discrete_problem(C)
+    clf = REBELClassifier(n_estimators=300, max_depth=2, cost_matrix=C).fit(X, y)
+    H = clf.decision_function(np.array([[0.0], [1.0], [2.0]]))
+    for v in range(3):
+        expected, p = pointwise_minimiser(C, y[X[:, 0] == v])
+        np.testing.assert_allclose(H[v], expected, atol=2e-3)
+        if costs == "uniform":  # the link inverts the minimiser: predict_proba recovers P(y | x)
+            np.testing.assert_allclose(clf.predict_proba(np.array([[float(v)]]))[0], p, atol=2e-3)
+
+
+def test_min_risk_class_is_not_always_the_bayes_decision():
+    # REBEL's exponential surrogate weighs costs squared (c+ ~ c^2): at x = 1 below its pointwise decision
+    # differs from the Bayes (minimum expected cost) decision. This is why "train uniform, then pick the
+    # minimum expected cost from predict_proba" can beat cost-sensitive training (bench/results).
+    C = np.array([[0, 1, 4], [2, 0, 1], [0.5, 3, 0.0]])
+    X, y = discrete_problem(C)
+    H, p = pointwise_minimiser(C, y[X[:, 0] == 1])
+    assert np.argmax(H) != np.argmin(p @ C)
+    clf = REBELClassifier(n_estimators=300, max_depth=2, cost_matrix=C).fit(X, y)
+    assert clf.predict([[1.0]])[0] == np.argmax(H)
 
 
 def test_proba_is_a_distribution_ordered_like_H():

@@ -124,7 +124,10 @@ class RebelLoss final : public Loss {
       gap = std::max(gap, std::fabs(sp[k] - sm[k]));
     }
     s.has_edge = gap > 1e-12 * total;
-    s.perfect_fit = std::all_of(sp.begin(), sp.end(), [](double v) { return v == 0.0; });
+    // Perfect: every class's loss term sqrt(s+_k s-_k) is zero (the unsmoothed step would be infinite),
+    // whichever side of the tree each class sits on. With K = 2 this is AdaBoost's zero weighted error.
+    s.perfect_fit = true;
+    for (std::size_t k = 0; k < K_; ++k) s.perfect_fit = s.perfect_fit && (sp[k] == 0.0 || sm[k] == 0.0);
     s.sum_pos = std::move(sp);
     s.sum_neg = std::move(sm);
     return s;

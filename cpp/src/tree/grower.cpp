@@ -106,7 +106,8 @@ GrowResult TreeGrower::grow(SplitObjective& objective, int max_depth, const std:
                                          v_masked_.begin() + static_cast<std::ptrdiff_t>((i + 1) * K), 0);
         v = v_masked_.data();
       }
-      if (quick_ != QuickMode::kOff) {  // the work record's mass concentration (the root itself is not pruned)
+      bool quick_root = false;
+      if (quick_ != QuickMode::kOff) {  // mass concentration: the work record, and auto's choice
         q_masked_.resize(n);
         for (std::size_t i = 0; i < n; ++i) {
           std::int64_t total = 0;
@@ -114,8 +115,21 @@ GrowResult TreeGrower::grow(SplitObjective& objective, int max_depth, const std:
           q_masked_[i] = total;
         }
         result.mass90_fraction = estimate_mass90_fraction(identity_rows_.data(), n, q_masked_.data());
+        quick_root = quick_ == QuickMode::kOn || chooser_[0].use_quick(result.mass90_fraction);
       }
-      const RootSplit r = best_multiclass_root(X_, bins_, v, K, class_begin_, n_threads_, active_features);
+      const auto start = std::chrono::steady_clock::now();
+      RootSplit r;
+      if (quick_root) {  // pruned: the same split (multiclass_split.hpp)
+        QuickWork work;
+        r = quick_multiclass_root(X_, bins_, v, K, class_begin_, n_threads_, quick_params_, work, active_features);
+        ++result.quick_nodes;
+        result.features_pruned += work.features_pruned;
+      } else {
+        r = best_multiclass_root(X_, bins_, v, K, class_begin_, n_threads_, active_features);
+        ++result.full_nodes;
+      }
+      if (quick_ == QuickMode::kAuto)
+        chooser_[0].record(quick_root, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), n);
       result.bin_accumulations += r.bin_accumulations;
       if (!r.found) break;  // f = +1 everywhere
       SplitInfo s;

@@ -8,6 +8,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
+#include <mutex>
+#include <numeric>
 
 #include "tree/histogram.hpp"
 #include "util/parallel.hpp"
@@ -19,16 +22,28 @@ namespace {
 constexpr std::size_t kGroup = 8;    // features whose histograms share the cache
 constexpr std::size_t kChunk = 512;  // rows whose vectors stay in L1 while the group sees them
 
-// Losses within a relative 1e-10 count as equal: they differ only by fixed-point rounding (e.g. a
-// weight-2 row vs the row twice), and the tie then goes to the lower feature / bin, so equivalent data
-// gives the same tree.
-constexpr double kTieTolerance = 1e-10;
+// Which split wins is decided on losses recomputed in long double (the int64 sums convert exactly, and
+// the rounding of K square roots and their sum stays near 1e-19 relative): losses within a few rounding
+// units count as equal, so equal splits reached along different paths tie and the tie goes to the lower
+// feature / bin, while splits that differ only by rows of tiny weight (late in training) are still told
+// apart, as the binary losses' exact integer scores do (REBEL with K = 2 is AdaBoost). Every candidate's
+// loss is first computed in double; only those within kScreen of the best so far get the long double one.
+constexpr double kScreen = 1e-12;
 
-bool clearly_less(double a, double b) { return a < b - kTieTolerance * std::fabs(b); }
+long double tie_tolerance(std::size_t K) {
+  return 8.0L * static_cast<long double>(K + 1) * std::numeric_limits<long double>::epsilon();
+}
 
-bool better_root(const RootSplit& a, const RootSplit& b) {
-  if (clearly_less(a.loss, b.loss)) return true;
-  if (clearly_less(b.loss, a.loss)) return false;
+bool clearly_less(long double a, long double b, std::size_t K) { return a < b - tie_tolerance(K) * (b < 0 ? -b : b); }
+
+long double pair_loss_precise(const std::int64_t* sp, const std::int64_t* sm, std::size_t K) {
+  long double s = 0.0L;
+  for (std::size_t k = 0; k < K; ++k) s += std::sqrt(static_cast<long double>(sp[k]) * static_cast<long double>(sm[k]));
+  return s;
+}
+
+// Lexicographic (feature, bin, NaN right first): the tie-break among splits of equal loss.
+bool earlier(const RootSplit& a, const RootSplit& b) {
   if (a.feature != b.feature) return a.feature < b.feature;
   if (a.bin != b.bin) return a.bin < b.bin;
   return !a.nan_left && b.nan_left;
@@ -40,27 +55,36 @@ double pair_loss(const std::int64_t* sp, const std::int64_t* sm, std::size_t K) 
   return s;
 }
 
-}  // namespace
-
-void evaluate_multiclass_feature(const std::int64_t* wplus, const std::int64_t* wminus, std::size_t K,
-                                 int n_value_bins, int missing_bin, std::int32_t feature, RootSplit& best) {
-  std::vector<std::int64_t> tp(K, 0), tm(K, 0), lp(K, 0), lm(K, 0), sp(K), sm(K);
-  for (int b = 0; b < n_value_bins; ++b)
-    for (std::size_t k = 0; k < K; ++k) {
-      tp[k] += wplus[static_cast<std::size_t>(b) * K + k];
-      tm[k] += wminus[static_cast<std::size_t>(b) * K + k];
-    }
+// Calls visit(bin, nan_left, loss, s+, s-) for every candidate split of one feature's bin sums; `every` adds the
+// candidates that only differ when there are missing values (used for bounds: a superset of the full
+// search's candidates whatever a subset of the rows holds). Returns the unsplit loss.
+template <typename Visit>
+long double for_each_candidate(const std::int64_t* wplus, const std::int64_t* wminus, std::size_t K, int n_value_bins,
+                          int missing_bin, bool every, Visit&& visit) {
+  constexpr std::size_t kMaxK = 64;
+  std::int64_t small[6 * kMaxK];
+  std::vector<std::int64_t> large;
+  std::int64_t* buf = small;
+  if (K > kMaxK) {
+    large.assign(6 * K, 0);
+    buf = large.data();
+  }
+  std::int64_t *all_p = buf, *all_m = buf + K, *lp = buf + 2 * K, *lm = buf + 3 * K, *sp = buf + 4 * K, *sm = buf + 5 * K;
   const std::int64_t* mp = wplus + static_cast<std::size_t>(missing_bin) * K;
   const std::int64_t* mm = wminus + static_cast<std::size_t>(missing_bin) * K;
   bool has_missing = false;
-  for (std::size_t k = 0; k < K; ++k) has_missing = has_missing || mp[k] != 0 || mm[k] != 0;
-  std::vector<std::int64_t> all_p(K), all_m(K);
   for (std::size_t k = 0; k < K; ++k) {
-    all_p[k] = tp[k] + mp[k];
-    all_m[k] = tm[k] + mm[k];
+    all_p[k] = mp[k];
+    all_m[k] = mm[k];
+    lp[k] = lm[k] = 0;
+    has_missing = has_missing || mp[k] != 0 || mm[k] != 0;
   }
-  const double unsplit = pair_loss(all_p.data(), all_m.data(), K);
-  best.loss_unsplit = unsplit;
+  for (int b = 0; b < n_value_bins; ++b)
+    for (std::size_t k = 0; k < K; ++k) {
+      all_p[k] += wplus[static_cast<std::size_t>(b) * K + k];
+      all_m[k] += wminus[static_cast<std::size_t>(b) * K + k];
+    }
+  const bool nan_sides = has_missing || every;
   auto consider = [&](int bin, bool nan_left) {
     // left = value bins 0..bin (+ missing if nan_left): f = -1 there, +1 on the right.
     for (std::size_t k = 0; k < K; ++k) {
@@ -68,23 +92,84 @@ void evaluate_multiclass_feature(const std::int64_t* wplus, const std::int64_t* 
       sp[k] = (all_p[k] - left_p) + left_m;
       sm[k] = (all_m[k] - left_m) + left_p;
     }
-    RootSplit candidate;
-    candidate.found = true;
-    candidate.feature = feature;
-    candidate.bin = bin;
-    candidate.nan_left = nan_left;
-    candidate.loss = pair_loss(sp.data(), sm.data(), K);
-    candidate.loss_unsplit = unsplit;
-    if (clearly_less(candidate.loss, unsplit) && (!best.found || better_root(candidate, best))) best = candidate;
+    visit(bin, nan_left, pair_loss(sp, sm, K), sp, sm);
   };
   for (int bin = 0; bin < n_value_bins; ++bin) {
     for (std::size_t k = 0; k < K; ++k) {
       lp[k] += wplus[static_cast<std::size_t>(bin) * K + k];
       lm[k] += wminus[static_cast<std::size_t>(bin) * K + k];
     }
-    if (bin < n_value_bins - 1 || has_missing) consider(bin, false);
-    if (has_missing && bin < n_value_bins - 1) consider(bin, true);
+    if (bin < n_value_bins - 1 || nan_sides) consider(bin, false);
+    if (nan_sides && bin < n_value_bins - 1) consider(bin, true);
   }
+  return pair_loss_precise(all_p, all_m, K);
+}
+
+// The lowest loss over every candidate (a lower bound on what the full rows can give, see above).
+double lowest_loss(const std::int64_t* wplus, const std::int64_t* wminus, std::size_t K, int n_value_bins,
+                   int missing_bin) {
+  double lowest = std::numeric_limits<double>::infinity();
+  for_each_candidate(wplus, wminus, K, n_value_bins, missing_bin, true,
+                     [&](int, bool, double loss, const std::int64_t*, const std::int64_t*) { lowest = std::min(lowest, loss); });
+  return lowest;
+}
+
+}  // namespace
+
+RootCandidates evaluate_multiclass_feature(const std::int64_t* wplus, const std::int64_t* wminus, std::size_t K,
+                                           int n_value_bins, int missing_bin, std::int32_t feature) {
+  RootCandidates out;
+  double screen = std::numeric_limits<double>::infinity();  // double loss of the best so far
+  long double best = std::numeric_limits<long double>::infinity();
+  std::vector<RootSplit> seen;  // within the tie tolerance of `best`
+  const long double unsplit = for_each_candidate(
+      wplus, wminus, K, n_value_bins, missing_bin, false,
+      [&](int bin, bool nan_left, double loss, const std::int64_t* sp, const std::int64_t* sm) {
+        if (loss > screen * (1.0 + kScreen)) return;  // clearly worse than one seen, even in double
+        const long double precise = pair_loss_precise(sp, sm, K);
+        if (clearly_less(best, precise, K)) return;
+        RootSplit c;
+        c.found = true;
+        c.feature = feature;
+        c.bin = bin;
+        c.nan_left = nan_left;
+        c.loss = loss;
+        c.precise_loss = precise;
+        if (precise < best) {
+          best = precise;
+          screen = std::min(screen, loss);
+          seen.erase(std::remove_if(seen.begin(), seen.end(),
+                                    [&](const RootSplit& e) { return clearly_less(precise, e.precise_loss, K); }),
+                     seen.end());
+        }
+        seen.push_back(c);
+      });
+  out.loss_unsplit = static_cast<double>(unsplit);
+  out.precise_unsplit = unsplit;
+  // Only splits clearly better than the unsplit node count; the minimum is over those.
+  for (RootSplit& c : seen) {
+    c.loss_unsplit = out.loss_unsplit;
+    if (clearly_less(c.precise_loss, unsplit, K)) {
+      out.near.push_back(c);
+      out.min_loss = std::min(out.min_loss, c.precise_loss);
+    }
+  }
+  return out;
+}
+
+RootSplit pick_root(const std::vector<RootCandidates>& features, std::size_t K) {
+  long double lowest = std::numeric_limits<long double>::infinity();
+  double unsplit = 0.0;  // the same for every searched feature (the node's totals)
+  for (const RootCandidates& f : features) {
+    if (f.loss_unsplit != 0.0) unsplit = f.loss_unsplit;
+    if (!f.near.empty()) lowest = std::min(lowest, f.min_loss);
+  }
+  RootSplit winner;
+  for (const RootCandidates& f : features)
+    for (const RootSplit& c : f.near)
+      if (!clearly_less(lowest, c.precise_loss, K) && (!winner.found || earlier(c, winner))) winner = c;
+  winner.loss_unsplit = unsplit;
+  return winner;
 }
 
 RootSplit best_multiclass_root(const data::BinnedMatrix& X, const data::BinMapper& bins, const std::int64_t* v,
@@ -93,7 +178,7 @@ RootSplit best_multiclass_root(const data::BinnedMatrix& X, const data::BinMappe
   const std::size_t n_features = X.n_features;
   const std::size_t n_groups = (n_features + kGroup - 1) / kGroup;
   const std::size_t hist_size = static_cast<std::size_t>(kHistBins) * K;
-  std::vector<RootSplit> per_feature(n_features);
+  std::vector<RootCandidates> per_feature(n_features);
   util::parallel_for(static_cast<std::ptrdiff_t>(n_groups), n_threads, [&](std::ptrdiff_t g) {
     const std::size_t f0 = static_cast<std::size_t>(g) * kGroup;
     const std::size_t nf = std::min(kGroup, n_features - f0);
@@ -130,23 +215,166 @@ RootSplit best_multiclass_root(const data::BinnedMatrix& X, const data::BinMappe
       const std::int64_t* h = &sums[j * 2 * hist_size];
       const std::int64_t* m = &minus[j * hist_size];
       for (std::size_t at = 0; at < hist_size; ++at) plus[at] = h[at] + h[hist_size + at] - m[at];
-      RootSplit best;
       if (active_features && !active_features[f0 + j]) continue;
-      evaluate_multiclass_feature(plus.data(), m, K, bins.n_value_bins(f0 + j), bins.missing_bin(),
-                                  static_cast<std::int32_t>(f0 + j), best);
-      per_feature[f0 + j] = best;
+      per_feature[f0 + j] = evaluate_multiclass_feature(plus.data(), m, K, bins.n_value_bins(f0 + j), bins.missing_bin(),
+                                                        static_cast<std::int32_t>(f0 + j));
     }
   });
-  RootSplit winner;
-  double unsplit = 0.0;  // the same for every searched feature (the node's totals)
-  for (const RootSplit& r : per_feature) {
-    if (r.loss_unsplit != 0.0) unsplit = r.loss_unsplit;
-    if (r.found && (!winner.found || better_root(r, winner))) winner = r;
-  }
-  winner.loss_unsplit = unsplit;
+  RootSplit winner = pick_root(per_feature, K);
   const std::size_t n_active =
       active_features ? static_cast<std::size_t>(std::count(active_features, active_features + n_features, 1)) : n_features;
   winner.bin_accumulations = static_cast<std::int64_t>(X.n_samples * n_active);
+  return winner;
+}
+
+RootSplit quick_multiclass_root(const data::BinnedMatrix& X, const data::BinMapper& bins, const std::int64_t* v,
+                                std::size_t K, const std::vector<std::size_t>& class_begin, int n_threads,
+                                const QuickParams& params, QuickWork& work, const std::uint8_t* active_features) {
+  const std::size_t n = X.n_samples;
+  const std::size_t n_features = X.n_features;
+  const int missing = bins.missing_bin();
+  const std::size_t hist_size = static_cast<std::size_t>(kHistBins) * K;
+  // Each row's class and total mass; rows heaviest first.
+  std::vector<std::uint32_t> row_class(n), identity(n);
+  for (std::size_t c = 0; c < K; ++c)
+    for (std::size_t i = class_begin[c]; i < class_begin[c + 1]; ++i) row_class[i] = static_cast<std::uint32_t>(c);
+  std::iota(identity.begin(), identity.end(), 0u);
+  std::vector<std::int64_t> mass(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    std::int64_t t = 0;
+    for (std::size_t k = 0; k < K; ++k) t += v[i * K + k];
+    mass[i] = t;
+  }
+  std::vector<std::uint32_t> rows;
+  std::vector<std::int64_t> values;
+  order_by_weight(identity.data(), n, mass.data(), rows, values);
+  const std::size_t m = rows.size();
+  std::vector<std::int64_t> prefix(m + 1, 0);
+  for (std::size_t i = 0; i < m; ++i) prefix[i + 1] = prefix[i] + values[i];
+  const std::int64_t total = prefix[m];
+  std::vector<std::size_t> bounds{0};
+  {
+    const auto first_target = static_cast<std::int64_t>(params.eta * static_cast<double>(total));
+    const std::size_t first =
+        std::min(m, static_cast<std::size_t>(std::lower_bound(prefix.begin(), prefix.end(), first_target) - prefix.begin()));
+    bounds.push_back(first);
+    for (int j = 1; j <= params.n_chunks; ++j) {
+      const auto target = prefix[first] + static_cast<std::int64_t>(static_cast<double>(total - prefix[first]) * j / params.n_chunks);
+      std::size_t e = static_cast<std::size_t>(std::lower_bound(prefix.begin(), prefix.end(), target) - prefix.begin());
+      e = j == params.n_chunks ? m : std::min(e, m);
+      if (e > bounds.back()) bounds.push_back(e);
+    }
+    if (bounds.back() != m) bounds.push_back(m);
+  }
+
+  // Per-thread histograms: sums[b][k] of v over the rows added, minus[b][c] of the class-c rows' slot c.
+  const std::size_t n_scratch = static_cast<std::size_t>(util::resolve_threads(n_threads));
+  std::vector<std::int64_t> scratch(n_scratch * 3 * hist_size);
+  auto buffers = [&]() { return &scratch[static_cast<std::size_t>(util::thread_index()) * 3 * hist_size]; };
+  auto add_rows = [&](std::size_t f, std::size_t begin, std::size_t end, std::int64_t* sums, std::int64_t* minus) {
+    const std::uint8_t* column = X.column(f);
+    for (std::size_t i = begin; i < end; ++i) {
+      const std::uint32_t r = rows[i];
+      const std::size_t at = static_cast<std::size_t>(column[r]) * K;
+      const std::int64_t* vr = v + static_cast<std::size_t>(r) * K;
+      for (std::size_t k = 0; k < K; ++k) sums[at + k] += vr[k];
+      minus[at + row_class[r]] += vr[row_class[r]];
+    }
+  };
+  auto plus_of = [&](const std::int64_t* sums, const std::int64_t* minus, std::int64_t* plus) {
+    for (std::size_t at = 0; at < hist_size; ++at) plus[at] = sums[at] - minus[at];
+  };
+
+  // Preliminary (lowest) loss of every feature on the first subset.
+  std::vector<double> prelim(n_features, std::numeric_limits<double>::infinity());
+  util::parallel_for(static_cast<std::ptrdiff_t>(n_features), n_threads, [&](std::ptrdiff_t fi) {
+    const auto f = static_cast<std::size_t>(fi);
+    if (active_features && !active_features[f]) return;
+    std::int64_t* sums = buffers();
+    std::int64_t *minus = sums + hist_size, *plus = sums + 2 * hist_size;
+    std::fill(sums, sums + 2 * hist_size, 0);
+    add_rows(f, 0, bounds[1], sums, minus);
+    plus_of(sums, minus, plus);
+    prelim[f] = lowest_loss(plus, minus, K, bins.n_value_bins(f), missing);
+  });
+  std::size_t n_active = n_features;
+  if (active_features) n_active = static_cast<std::size_t>(std::count(active_features, active_features + n_features, 1));
+  work.bin_accumulations += static_cast<std::int64_t>(bounds[1] * n_active);
+
+  // The node's unsplit loss, from its totals: a split must beat it.
+  std::vector<std::int64_t> tot_p(K, 0), tot_m(K, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::int64_t* vr = v + i * K;
+    for (std::size_t k = 0; k < K; ++k) tot_p[k] += vr[k];
+    tot_p[row_class[i]] -= vr[row_class[i]];
+    tot_m[row_class[i]] += vr[row_class[i]];
+  }
+  const double unsplit = static_cast<double>(pair_loss_precise(tot_p.data(), tot_m.data(), K));  // as the full search
+
+  // A feature is out once its preliminary loss (double) exceeds the unsplit loss or the best complete
+  // loss by a margin (kScreen) far above the rounding between the double and long double losses: every
+  // split of it then loses clearly. The bound holds in floating point too: sums only grow, and rounding
+  // is monotone.
+  std::mutex best_mutex;
+  double best_complete = std::numeric_limits<double>::infinity();  // double loss of the best complete split
+  auto out = [&](double p) {
+    std::lock_guard<std::mutex> lock(best_mutex);
+    return p * (1.0 - kScreen) > unsplit || p * (1.0 - kScreen) > best_complete;
+  };
+  std::vector<RootCandidates> results(n_features);
+  std::vector<std::int64_t> done(n_features, 0);
+  std::vector<std::uint8_t> pruned(n_features, 0);
+  auto finish = [&](std::size_t f) {
+    std::int64_t* sums = buffers();
+    std::int64_t *minus = sums + hist_size, *plus = sums + 2 * hist_size;
+    std::fill(sums, sums + 2 * hist_size, 0);
+    add_rows(f, 0, bounds[1], sums, minus);  // the first subset again (not counted: a re-read)
+    double p = prelim[f];
+    std::int64_t rows_done = 0;
+    for (std::size_t j = 1; j + 1 < bounds.size(); ++j) {
+      if (out(p)) {
+        pruned[f] = 1;
+        break;
+      }
+      add_rows(f, bounds[j], bounds[j + 1], sums, minus);
+      rows_done += static_cast<std::int64_t>(bounds[j + 1] - bounds[j]);
+      if (j + 2 < bounds.size()) {  // not the last chunk: the new preliminary loss
+        plus_of(sums, minus, plus);
+        p = lowest_loss(plus, minus, K, bins.n_value_bins(f), missing);
+      }
+    }
+    done[f] = rows_done;
+    if (pruned[f]) return;
+    plus_of(sums, minus, plus);
+    results[f] = evaluate_multiclass_feature(plus, minus, K, bins.n_value_bins(f), missing, static_cast<std::int32_t>(f));
+    if (!results[f].near.empty()) {
+      double loss = std::numeric_limits<double>::infinity();
+      for (const RootSplit& c : results[f].near) loss = std::min(loss, c.loss);
+      std::lock_guard<std::mutex> lock(best_mutex);
+      best_complete = std::min(best_complete, loss);
+    }
+  };
+  // The most promising feature first, alone; then the others that its loss does not rule out.
+  std::size_t lead = n_features;
+  for (std::size_t f = 0; f < n_features; ++f)
+    if (!(active_features && !active_features[f]) && (lead == n_features || prelim[f] < prelim[lead])) lead = f;
+  if (lead != n_features) finish(lead);
+  std::vector<std::size_t> order;
+  for (std::size_t f = 0; f < n_features; ++f) {
+    if (f == lead || (active_features && !active_features[f])) continue;
+    if (out(prelim[f])) pruned[f] = 1;
+    else order.push_back(f);
+  }
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return prelim[a] < prelim[b]; });
+  util::parallel_for(static_cast<std::ptrdiff_t>(order.size()), order.size() > 8 ? n_threads : 1,
+                     [&](std::ptrdiff_t k) { finish(order[static_cast<std::size_t>(k)]); }, /*dynamic=*/true);
+  for (std::size_t f = 0; f < n_features; ++f) {
+    work.bin_accumulations += done[f];
+    work.features_pruned += pruned[f];
+  }
+  RootSplit winner = pick_root(results, K);
+  winner.loss_unsplit = unsplit;
+  winner.bin_accumulations = work.bin_accumulations;
   return winner;
 }
 

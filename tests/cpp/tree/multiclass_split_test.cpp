@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -50,15 +51,18 @@ std::size_t class_of(const Case& c, std::size_t row) {
   return k;
 }
 
-// Losses within a relative 1e-10 are ties (multiclass_split.cpp: fixed-point rounding noise), decided by
-// the lower feature, then the lower bin, then NaN right first.
-bool clearly_less(double a, double b) { return a < b - 1e-10 * std::fabs(b); }
+// Losses (long double) within a few rounding units are ties (multiclass_split.cpp), decided by the lower
+// feature, then the lower bin, then NaN right first.
+bool clearly_less(long double a, long double b, std::size_t K) {
+  return a < b - 8.0L * static_cast<long double>(K + 1) * std::numeric_limits<long double>::epsilon() * std::fabs(b);
+}
 
-// Naive W+/W- per bin, then every (bin, NaN side) in tie-break order; a candidate replaces the best only
-// if it is clearly smaller, and must be clearly below the unsplit loss.
+// Naive W+/W- per bin, then every (bin, NaN side) clearly below the unsplit loss; the winner is the
+// first in tie-break order among those within the tolerance of the lowest loss.
 RootSplit brute_force(const Case& c) {
   const std::size_t K = c.K, n = c.X.n_rows;
   RootSplit best;
+  std::vector<RootSplit> candidates;
   for (std::size_t f = 0; f < c.X.n_cols; ++f) {
     std::vector<std::vector<std::int64_t>> wp(kHistBins, std::vector<std::int64_t>(K, 0)), wm = wp;
     for (std::size_t r = 0; r < n; ++r) {
@@ -77,7 +81,12 @@ RootSplit brute_force(const Case& c) {
       for (std::size_t k = 0; k < K; ++k) s += std::sqrt(static_cast<double>(sp[k]) * static_cast<double>(sm[k]));
       return s;
     };
-    const double unsplit = loss_of(all_p, all_m);
+    auto precise_of = [&](const std::vector<std::int64_t>& sp, const std::vector<std::int64_t>& sm) {
+      long double s = 0.0L;
+      for (std::size_t k = 0; k < K; ++k) s += std::sqrt(static_cast<long double>(sp[k]) * static_cast<long double>(sm[k]));
+      return s;
+    };
+    const long double unsplit = precise_of(all_p, all_m);
     const int n_value = c.bins.n_value_bins(f), missing = c.bins.missing_bin();
     for (int bin = 0; bin < n_value; ++bin) {
       for (const bool nan_left : {false, true}) {
@@ -97,19 +106,34 @@ RootSplit brute_force(const Case& c) {
           sp[k] = (all_p[k] - lp[k]) + lm[k];
           sm[k] = (all_m[k] - lm[k]) + lp[k];
         }
-        const double loss = loss_of(sp, sm);
-        if (clearly_less(loss, unsplit) && (!best.found || clearly_less(loss, best.loss))) {
-          best.found = true;
-          best.feature = static_cast<std::int32_t>(f);
-          best.bin = bin;
-          best.nan_left = nan_left;
-          best.loss = loss;
-          best.loss_unsplit = unsplit;
-        }
+        const long double precise = precise_of(sp, sm);
+        if (!clearly_less(precise, unsplit, K)) continue;
+        RootSplit cand;
+        cand.found = true;
+        cand.feature = static_cast<std::int32_t>(f);
+        cand.bin = bin;
+        cand.nan_left = nan_left;
+        cand.loss = loss_of(sp, sm);
+        cand.precise_loss = precise;
+        cand.loss_unsplit = static_cast<double>(unsplit);
+        candidates.push_back(cand);  // visited in (feature, bin, NaN right first) order
       }
     }
   }
+  // The lowest loss, then the first candidate in tie-break order within the tolerance of it.
+  long double lowest = 1e300L;
+  for (const RootSplit& cand : candidates) lowest = std::min(lowest, cand.precise_loss);
+  for (const RootSplit& cand : candidates)
+    if (!clearly_less(lowest, cand.precise_loss, K)) return cand;
   return best;
+}
+
+void expect_same_split(const RootSplit& got, const RootSplit& want) {
+  EXPECT_EQ(got.feature, want.feature);
+  EXPECT_EQ(got.bin, want.bin);
+  EXPECT_EQ(got.nan_left, want.nan_left);
+  EXPECT_EQ(got.loss, want.loss);
+  EXPECT_EQ(got.loss_unsplit, want.loss_unsplit);
 }
 
 TEST(MulticlassRoot, EqualsBruteForce) {
@@ -134,12 +158,7 @@ TEST(MulticlassRoot, EqualsBruteForce) {
         SCOPED_TRACE(::testing::Message() << "shape " << s << " seed " << seed << " threads " << threads);
         ASSERT_EQ(got.found, want.found);
         EXPECT_EQ(got.bin_accumulations, static_cast<std::int64_t>(sh.n * sh.n_features));
-        if (!want.found) continue;
-        EXPECT_EQ(got.feature, want.feature);
-        EXPECT_EQ(got.bin, want.bin);
-        EXPECT_EQ(got.nan_left, want.nan_left);
-        EXPECT_EQ(got.loss, want.loss);
-        EXPECT_EQ(got.loss_unsplit, want.loss_unsplit);
+        if (want.found) expect_same_split(got, want);
       }
     }
   }
@@ -158,25 +177,62 @@ TEST(MulticlassRoot, NearTiesGoToTheLowerFeature) {
       wm[b * K + k] = mag(rng) / (b < 100 ? 8 : 1);
     }
   for (std::size_t k = 0; k < K; ++k) wp[missing * K + k] = wm[missing * K + k] = mag(rng);
-  RootSplit a;
-  evaluate_multiclass_feature(wp.data(), wm.data(), K, n_value, missing, 0, a);
+  const RootCandidates ca = evaluate_multiclass_feature(wp.data(), wm.data(), K, n_value, missing, 0);
+  const RootSplit a = pick_root({ca}, K);
   ASSERT_TRUE(a.found);
   ASSERT_LT(a.loss, a.loss_unsplit);
-  // Feature 1: the same histograms scaled by (1 - eps): every loss is (1 - eps) times feature 0's, so
-  // feature 1 is strictly better, but by a rounding-sized margin when eps is tiny.
-  for (const double eps : {1e-11, 1e-6}) {
+  // Feature 1: the same histograms scaled by (1 - eps): every loss is (1 - eps) times feature 0's. Equal
+  // histograms tie (the lower feature wins, in any order); a relative 1e-14 difference, a few fixed-point
+  // units, is told apart (the binary losses' integer scores would tell it apart too).
+  for (const double eps : {0.0, 1e-14, 1e-9}) {
     std::vector<std::int64_t> sp(wp), sm(wm);
     for (auto& x : sp) x -= static_cast<std::int64_t>(static_cast<double>(x) * eps);
     for (auto& x : sm) x -= static_cast<std::int64_t>(static_cast<double>(x) * eps);
-    RootSplit b_alone;
-    evaluate_multiclass_feature(sp.data(), sm.data(), K, n_value, missing, 1, b_alone);
+    const RootCandidates cb = evaluate_multiclass_feature(sp.data(), sm.data(), K, n_value, missing, 1);
+    const RootSplit b_alone = pick_root({cb}, K);
     ASSERT_TRUE(b_alone.found);
-    ASSERT_LT(b_alone.loss, a.loss) << "eps " << eps;
-    RootSplit both = a;  // features are evaluated in order into one running best
-    evaluate_multiclass_feature(sp.data(), sm.data(), K, n_value, missing, 1, both);
-    EXPECT_EQ(both.feature, eps < 1e-10 ? 0 : 1) << "eps " << eps;
-    EXPECT_EQ(both.bin, a.bin);
+    if (eps > 0) {
+      ASSERT_LT(b_alone.precise_loss, a.precise_loss) << "eps " << eps;
+    }
+    for (const auto& both : {pick_root({ca, cb}, K), pick_root({cb, ca}, K)}) {
+      EXPECT_EQ(both.feature, eps == 0.0 ? 0 : 1) << "eps " << eps;
+      EXPECT_EQ(both.bin, a.bin);
+    }
   }
+}
+
+TEST(MulticlassRoot, QuickEqualsFull) {
+  // The pruned search picks the full search's split, for skewed weights (pruning bites), several subset
+  // schedules and thread counts; features with equal histograms (duplicates) test the tie rule.
+  const std::vector<std::vector<double>> shares = {{0.5, 0.5}, {0.2, 0.3, 0.5}, {0.1, 0.0, 0.4, 0.25, 0.25}};
+  std::int64_t pruned_total = 0;
+  for (std::size_t s = 0; s < shares.size(); ++s) {
+    for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+      const std::size_t K = shares[s].size();
+      Case c = make_case(1200, 12, K, 100 * s + seed, seed % 2 ? 256 : 16, shares[s]);
+      std::mt19937_64 rng(seed);
+      for (std::size_t r = 0; r < 1200; ++r) {  // a few heavy rows, like late boosting iterations
+        const int shift = static_cast<int>(rng() % 4 == 0 ? 10 + rng() % 8 : rng() % 4);
+        for (std::size_t k = 0; k < K; ++k) c.v[r * K + k] >>= (20 - shift);
+      }
+      for (std::size_t r = 0; r < 1200; ++r) c.X.at(r, 5) = c.X.at(r, 3);  // a duplicate feature
+      c.bins.fit(c.X.c_view(), 1);
+      c.binned = c.bins.transform(c.X.c_view(), 1);
+      const RootSplit want = best_multiclass_root(c.binned, c.bins, c.v.data(), K, c.class_begin, 1);
+      for (const QuickParams params : {QuickParams{0.9, 20}, QuickParams{0.5, 3}, QuickParams{1.0, 1}}) {
+        for (int threads : {1, 2, 3}) {
+          QuickWork work;
+          const RootSplit got = quick_multiclass_root(c.binned, c.bins, c.v.data(), K, c.class_begin, threads, params, work);
+          SCOPED_TRACE(::testing::Message() << "shares " << s << " seed " << seed << " eta " << params.eta << " threads " << threads);
+          ASSERT_EQ(got.found, want.found);
+          EXPECT_LE(work.bin_accumulations, static_cast<std::int64_t>(1200 * 12));
+          pruned_total += work.features_pruned;
+          if (want.found) expect_same_split(got, want);
+        }
+      }
+    }
+  }
+  EXPECT_GT(pruned_total, 0) << "no feature was ever pruned: the test does not exercise pruning";
 }
 
 TEST(MulticlassRoot, NoSplitWhenNothingBeatsTheUnsplitNode) {
