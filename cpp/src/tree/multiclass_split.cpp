@@ -172,9 +172,10 @@ RootSplit pick_root(const std::vector<RootCandidates>& features, std::size_t K) 
   return winner;
 }
 
-RootSplit best_multiclass_root(const data::BinnedMatrix& X, const data::BinMapper& bins, const std::int64_t* v,
-                               std::size_t K, const std::vector<std::size_t>& class_begin, int n_threads,
-                               const std::uint8_t* active_features) {
+std::vector<RootCandidates> multiclass_candidates(const data::BinnedMatrix& X, const data::BinMapper& bins,
+                                                  const std::int64_t* v, std::size_t K,
+                                                  const std::vector<std::size_t>& class_begin, int n_threads,
+                                                  const std::uint8_t* active_features) {
   const std::size_t n_features = X.n_features;
   const std::size_t n_groups = (n_features + kGroup - 1) / kGroup;
   const std::size_t hist_size = static_cast<std::size_t>(kHistBins) * K;
@@ -220,7 +221,14 @@ RootSplit best_multiclass_root(const data::BinnedMatrix& X, const data::BinMappe
                                                         static_cast<std::int32_t>(f0 + j));
     }
   });
-  RootSplit winner = pick_root(per_feature, K);
+  return per_feature;
+}
+
+RootSplit best_multiclass_root(const data::BinnedMatrix& X, const data::BinMapper& bins, const std::int64_t* v,
+                               std::size_t K, const std::vector<std::size_t>& class_begin, int n_threads,
+                               const std::uint8_t* active_features) {
+  const std::size_t n_features = X.n_features;
+  RootSplit winner = pick_root(multiclass_candidates(X, bins, v, K, class_begin, n_threads, active_features), K);
   const std::size_t n_active =
       active_features ? static_cast<std::size_t>(std::count(active_features, active_features + n_features, 1)) : n_features;
   winner.bin_accumulations = static_cast<std::int64_t>(X.n_samples * n_active);
@@ -338,7 +346,8 @@ RootSplit quick_multiclass_root(const data::BinnedMatrix& X, const data::BinMapp
       }
       add_rows(f, bounds[j], bounds[j + 1], sums, minus);
       rows_done += static_cast<std::int64_t>(bounds[j + 1] - bounds[j]);
-      if (j + 2 < bounds.size()) {  // not the last chunk: the new preliminary loss
+      // A new preliminary loss after chunks 1, 2, 4, 8, ... (each costs K square roots per candidate).
+      if (j + 2 < bounds.size() && (j & (j - 1)) == 0) {
         plus_of(sums, minus, plus);
         p = lowest_loss(plus, minus, K, bins.n_value_bins(f), missing);
       }
@@ -365,9 +374,21 @@ RootSplit quick_multiclass_root(const data::BinnedMatrix& X, const data::BinMapp
     if (out(prelim[f])) pruned[f] = 1;
     else order.push_back(f);
   }
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return prelim[a] < prelim[b]; });
-  util::parallel_for(static_cast<std::ptrdiff_t>(order.size()), order.size() > 8 ? n_threads : 1,
-                     [&](std::ptrdiff_t k) { finish(order[static_cast<std::size_t>(k)]); }, /*dynamic=*/true);
+  if (2 * order.size() > n_active) {
+    // Pruning did not bite (the weight is spread): finish the survivors with the streaming full scan,
+    // which costs a fraction of chunked gathers and repeated bound checks. Same candidates, same winner.
+    std::vector<std::uint8_t> survivors(n_features, 0);
+    for (const std::size_t f : order) survivors[f] = 1;
+    std::vector<RootCandidates> full = multiclass_candidates(X, bins, v, K, class_begin, n_threads, survivors.data());
+    for (const std::size_t f : order) {
+      results[f] = std::move(full[f]);
+      done[f] = static_cast<std::int64_t>(n);  // the first subset is read again: more work than a full scan
+    }
+  } else {
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return prelim[a] < prelim[b]; });
+    util::parallel_for(static_cast<std::ptrdiff_t>(order.size()), order.size() > 8 ? n_threads : 1,
+                       [&](std::ptrdiff_t k) { finish(order[static_cast<std::size_t>(k)]); }, /*dynamic=*/true);
+  }
   for (std::size_t f = 0; f < n_features; ++f) {
     work.bin_accumulations += done[f];
     work.features_pruned += pruned[f];

@@ -49,6 +49,12 @@ struct RootCandidates {
 RootCandidates evaluate_multiclass_feature(const std::int64_t* wplus, const std::int64_t* wminus, std::size_t K,
                                            int n_value_bins, int missing_bin, std::int32_t feature);
 
+// Every active feature's candidates by the streaming full scan (what best_multiclass_root picks from).
+std::vector<RootCandidates> multiclass_candidates(const data::BinnedMatrix& X, const data::BinMapper& bins,
+                                                  const std::int64_t* v, std::size_t K,
+                                                  const std::vector<std::size_t>& class_begin, int n_threads,
+                                                  const std::uint8_t* active_features = nullptr);
+
 // The winner over features' candidates (any order): lowest (feature, bin, NaN side) among the splits
 // within the tie tolerance of the lowest loss.
 RootSplit pick_root(const std::vector<RootCandidates>& features, std::size_t K);
