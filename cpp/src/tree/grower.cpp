@@ -29,8 +29,9 @@ bool QuickChooser::use_quick(double mass90_fraction) {
   if (mass90_fraction > 0.5) return false;  // pruning cannot start before half the rows are in
   if (full_cost_ < 0) return false;         // measure the full scan first
   if (quick_cost_ < 0) return true;         // then the pruned pass once
-  if (quick_cost_ < full_cost_) {
-    // Winning with pruning: re-measure the full scan now and then (its cost per row is stable).
+  if (quick_cost_ < 0.9 * full_cost_) {
+    // Clearly winning with pruning (a 10 % margin keeps timer noise on small nodes from flipping the
+    // choice): re-measure the full scan now and then (its cost per row is stable).
     if (++since_full_probe_ >= 64) {
       since_full_probe_ = 0;
       return false;
@@ -177,12 +178,12 @@ GrowResult TreeGrower::grow(SplitObjective& objective, int max_depth, const std:
       // One decision per layer (all its open leaves take the same pass), from the mass concentration of
       // its largest leaf; costs are recorded per layer too, so small leaves' fixed costs do not skew them.
       std::size_t largest = 0;
-      for (std::size_t o = 0; o < open.size(); ++o) {
-        const Leaf& leaf = leaves[open[o]];
-        const std::uint32_t* rows = identity ? identity_rows_.data() + leaf.begin : order_.data() + leaf.begin;
-        mass90[o] = estimate_mass90_fraction(rows, leaf.end - leaf.begin, q);
+      for (std::size_t o = 1; o < open.size(); ++o)
+        if (leaves[open[o]].end - leaves[open[o]].begin > leaves[open[largest]].end - leaves[open[largest]].begin) largest = o;
+      {
         const Leaf& big = leaves[open[largest]];
-        if (leaf.end - leaf.begin > big.end - big.begin) largest = o;
+        const std::uint32_t* rows = identity ? identity_rows_.data() + big.begin : order_.data() + big.begin;
+        mass90[largest] = estimate_mass90_fraction(rows, big.end - big.begin, q);
       }
       const bool quick_layer =
           quick_ == QuickMode::kOn || (quick_ == QuickMode::kAuto && chooser_[layer > 0].use_quick(mass90[largest]));
