@@ -143,3 +143,19 @@ def test_cached_heavy_rows_give_the_same_model(seed, kind, loss, depth, threads)
     rebuilds = models[1].fit_info_["heavy_rebuilds"]
     if models[1].n_estimators_ >= 60 and models[1].fit_info_["mass90_fraction"][-1] < 0.2:
         assert 0 < rebuilds.sum() < models[1].n_estimators_ * depth  # built, and reused between rebuilds
+
+
+@pytest.mark.parametrize("loss", sorted(ESTIMATORS))
+def test_auto_switches_to_pruning_and_keeps_the_model(loss):
+    # Large enough (20 000 x 60) for auto to consider pruning, easy enough for the weight to concentrate:
+    # auto takes the pruned pass on some nodes and the full scan on others, and the model is the same.
+    rng = np.random.RandomState(7)
+    X = rng.normal(size=(20000, 60))
+    X[rng.rand(*X.shape) < 0.05] = np.nan
+    y = (np.nan_to_num(X[:, 0]) + 0.05 * rng.normal(size=len(X)) > 0).astype(int)
+    if loss == "rebel":
+        y = y + (np.nan_to_num(X[:, 1]) > 1.2)
+    models = {q: ESTIMATORS[loss](n_estimators=80, max_depth=2, quick=q, n_jobs=2).fit(X, y) for q in (False, True, "auto")}
+    assert models[False]._model.to_bytes() == models[True]._model.to_bytes() == models["auto"]._model.to_bytes()
+    info = models["auto"].fit_info_
+    assert info["quick_nodes"].sum() > 0 and info["full_nodes"].sum() > 0

@@ -116,7 +116,8 @@ GrowResult TreeGrower::grow(SplitObjective& objective, int max_depth, const std:
           q_masked_[i] = total;
         }
         result.mass90_fraction = estimate_mass90_fraction(identity_rows_.data(), n, q_masked_.data());
-        quick_root = quick_ == QuickMode::kOn || chooser_[0].use_quick(result.mass90_fraction);
+        quick_root = quick_ == QuickMode::kOn ||
+                     (worth_pruning(n, active_features) && chooser_[0].use_quick(result.mass90_fraction));
       }
       const auto start = std::chrono::steady_clock::now();
       RootSplit r;
@@ -186,7 +187,9 @@ GrowResult TreeGrower::grow(SplitObjective& objective, int max_depth, const std:
         mass90[largest] = estimate_mass90_fraction(rows, big.end - big.begin, q);
       }
       const bool quick_layer =
-          quick_ == QuickMode::kOn || (quick_ == QuickMode::kAuto && chooser_[layer > 0].use_quick(mass90[largest]));
+          quick_ == QuickMode::kOn ||
+          (quick_ == QuickMode::kAuto && worth_pruning(leaves[open[largest]].end - leaves[open[largest]].begin, active_features) &&
+           chooser_[layer > 0].use_quick(mass90[largest]));
       std::fill(use_quick.begin(), use_quick.end(), quick_layer ? 1 : 0);
       if (layer == 0) result.mass90_fraction = mass90[0];
       if (quick_layer) {
@@ -361,6 +364,14 @@ GrowResult TreeGrower::grow(SplitObjective& objective, int max_depth, const std:
     leaves = std::move(next);
   }
   return result;
+}
+
+bool TreeGrower::worth_pruning(std::size_t node_rows, const std::uint8_t* active_features) const {
+  // Below about a million histogram adds the full scan takes well under a millisecond: pruning could save
+  // little, and timing such small passes to choose between them is mostly noise.
+  std::size_t n_active = X_.n_features;
+  if (active_features) n_active = static_cast<std::size_t>(std::count(active_features, active_features + X_.n_features, 1));
+  return node_rows * n_active >= (std::size_t{1} << 20);
 }
 
 void TreeGrower::refresh_heavy(const std::int64_t* q, double mass90_fraction) {

@@ -104,6 +104,9 @@ class TreeGrower {
   // the mass) when it holds less than 85 %, or is far larger than the rows holding 90 %.
   void refresh_heavy(const std::int64_t* q, double mass90_fraction);
 
+  // Whether auto may consider pruning a node of this size at all (see grower.cpp).
+  bool worth_pruning(std::size_t node_rows, const std::uint8_t* active_features) const;
+
   const data::BinnedMatrix& X_;
   const data::BinMapper& bins_;
   int n_threads_;
