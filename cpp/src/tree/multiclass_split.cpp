@@ -36,10 +36,16 @@ long double tie_tolerance(std::size_t K) {
 
 bool clearly_less(long double a, long double b, std::size_t K) { return a < b - tie_tolerance(K) * (b < 0 ? -b : b); }
 
-long double pair_loss_precise(const std::int64_t* sp, const std::int64_t* sm, std::size_t K) {
-  long double s = 0.0L;
-  for (std::size_t k = 0; k < K; ++k) s += std::sqrt(static_cast<long double>(sp[k]) * static_cast<long double>(sm[k]));
+// sum_k sqrt(s+_k s-_k) in double (to screen candidates) or long double (to decide between them).
+template <typename Real>
+Real pair_loss(const std::int64_t* sp, const std::int64_t* sm, std::size_t K) {
+  Real s = 0;
+  for (std::size_t k = 0; k < K; ++k) s += std::sqrt(static_cast<Real>(sp[k]) * static_cast<Real>(sm[k]));
   return s;
+}
+
+long double pair_loss_precise(const std::int64_t* sp, const std::int64_t* sm, std::size_t K) {
+  return pair_loss<long double>(sp, sm, K);
 }
 
 // Lexicographic (feature, bin, NaN right first): the tie-break among splits of equal loss.
@@ -47,12 +53,6 @@ bool earlier(const RootSplit& a, const RootSplit& b) {
   if (a.feature != b.feature) return a.feature < b.feature;
   if (a.bin != b.bin) return a.bin < b.bin;
   return !a.nan_left && b.nan_left;
-}
-
-double pair_loss(const std::int64_t* sp, const std::int64_t* sm, std::size_t K) {
-  double s = 0.0;
-  for (std::size_t k = 0; k < K; ++k) s += std::sqrt(static_cast<double>(sp[k]) * static_cast<double>(sm[k]));
-  return s;
 }
 
 // Calls visit(bin, nan_left, loss, s+, s-) for every candidate split of one feature's bin sums; `every` adds the
@@ -92,7 +92,7 @@ long double for_each_candidate(const std::int64_t* wplus, const std::int64_t* wm
       sp[k] = (all_p[k] - left_p) + left_m;
       sm[k] = (all_m[k] - left_m) + left_p;
     }
-    visit(bin, nan_left, pair_loss(sp, sm, K), sp, sm);
+    visit(bin, nan_left, pair_loss<double>(sp, sm, K), sp, sm);
   };
   for (int bin = 0; bin < n_value_bins; ++bin) {
     for (std::size_t k = 0; k < K; ++k) {
@@ -247,11 +247,18 @@ RootSplit quick_multiclass_root(const data::BinnedMatrix& X, const data::BinMapp
   for (std::size_t c = 0; c < K; ++c)
     for (std::size_t i = class_begin[c]; i < class_begin[c + 1]; ++i) row_class[i] = static_cast<std::uint32_t>(c);
   std::iota(identity.begin(), identity.end(), 0u);
-  std::vector<std::int64_t> mass(n);
+  // One pass over the vectors: each row's mass, and the node's totals (for its unsplit loss).
+  std::vector<std::int64_t> mass(n), tot_p(K, 0), tot_m(K, 0);
   for (std::size_t i = 0; i < n; ++i) {
+    const std::int64_t* vr = v + i * K;
     std::int64_t t = 0;
-    for (std::size_t k = 0; k < K; ++k) t += v[i * K + k];
+    for (std::size_t k = 0; k < K; ++k) {
+      t += vr[k];
+      tot_p[k] += vr[k];
+    }
     mass[i] = t;
+    tot_p[row_class[i]] -= vr[row_class[i]];
+    tot_m[row_class[i]] += vr[row_class[i]];
   }
   std::vector<std::uint32_t> rows;
   std::vector<std::int64_t> values;
@@ -309,14 +316,7 @@ RootSplit quick_multiclass_root(const data::BinnedMatrix& X, const data::BinMapp
   if (active_features) n_active = static_cast<std::size_t>(std::count(active_features, active_features + n_features, 1));
   work.bin_accumulations += static_cast<std::int64_t>(bounds[1] * n_active);
 
-  // The node's unsplit loss, from its totals: a split must beat it.
-  std::vector<std::int64_t> tot_p(K, 0), tot_m(K, 0);
-  for (std::size_t i = 0; i < n; ++i) {
-    const std::int64_t* vr = v + i * K;
-    for (std::size_t k = 0; k < K; ++k) tot_p[k] += vr[k];
-    tot_p[row_class[i]] -= vr[row_class[i]];
-    tot_m[row_class[i]] += vr[row_class[i]];
-  }
+  // The node's unsplit loss: a split must beat it.
   const double unsplit = static_cast<double>(pair_loss_precise(tot_p.data(), tot_m.data(), K));  // as the full search
 
   // A feature is out once its preliminary loss (double) exceeds the unsplit loss or the best complete

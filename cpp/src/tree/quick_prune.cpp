@@ -123,6 +123,20 @@ double estimate_mass90_fraction(const std::uint32_t* rows, std::size_t n, const 
 
 namespace {
 
+// |L| + |R| of the candidates at one threshold (value bins up to it on the left, `left` their sum): NaN
+// right, and NaN left unless the threshold is after the last value bin.
+inline std::int64_t threshold_score(std::int64_t left, std::int64_t values_total, std::int64_t missing, bool last_bin) {
+  const std::int64_t right = values_total - left;
+  const std::int64_t nan_right = abs64(left) + abs64(right + missing);
+  return last_bin ? nan_right : std::max(nan_right, abs64(left + missing) + abs64(right));
+}
+
+// The candidates with no value bin on the left (only NaN there, or nothing): they count for the bound.
+inline std::int64_t empty_left_score(std::int64_t values_total, std::int64_t missing, int n_value_bins) {
+  if (n_value_bins < 2) return abs64(values_total) + abs64(missing);  // only "values left, NaN right"
+  return std::max(abs64(values_total + missing), abs64(missing) + abs64(values_total));
+}
+
 // The same maximum by a plain scan of every bin (faster once many bins are non-empty).
 std::int64_t best_split_score_dense(const std::int64_t* hist, int n_value_bins, int missing_bin) {
   std::int64_t values_total = 0;
@@ -131,9 +145,7 @@ std::int64_t best_split_score_dense(const std::int64_t* hist, int n_value_bins, 
   std::int64_t best = std::numeric_limits<std::int64_t>::min(), left = 0;
   for (int bin = 0; bin < n_value_bins; ++bin) {
     left += hist[bin];
-    const std::int64_t right = values_total - left;
-    best = std::max(best, abs64(left) + abs64(right + missing));
-    if (bin < n_value_bins - 1) best = std::max(best, abs64(left + missing) + abs64(right));
+    best = std::max(best, threshold_score(left, values_total, missing, bin == n_value_bins - 1));
   }
   return best;
 }
@@ -156,18 +168,14 @@ std::int64_t best_split_score(const std::int64_t* hist, const std::uint64_t* bit
       if (b < n_value_bins) values_total += hist[b];
     }
   const std::int64_t missing = hist[missing_bin];
-  std::int64_t best = std::numeric_limits<std::int64_t>::min();
-  if (n_value_bins >= 2) best = std::max(abs64(values_total + missing), abs64(missing) + abs64(values_total));
-  else best = abs64(values_total) + abs64(missing);  // only "values left, NaN right"
+  std::int64_t best = empty_left_score(values_total, missing, n_value_bins);
   std::int64_t left = 0;
   for (int w = 0; w < 4; ++w)
     for (std::uint64_t word = bits[w]; word; word &= word - 1) {
       const int bin = 64 * w + __builtin_ctzll(word);
       if (bin >= n_value_bins) continue;
       left += hist[bin];
-      const std::int64_t right = values_total - left;
-      best = std::max(best, abs64(left) + abs64(right + missing));
-      if (bin < n_value_bins - 1) best = std::max(best, abs64(left + missing) + abs64(right));
+      best = std::max(best, threshold_score(left, values_total, missing, bin == n_value_bins - 1));
     }
   return best;
 }
@@ -186,15 +194,9 @@ std::int64_t best_split_score_runs(const std::int64_t* cum, const std::uint8_t* 
     missing = cum[run_ends[n_runs - 1]] - (n_value_runs ? cum[run_ends[n_value_runs - 1]] : 0);
   }
   const std::int64_t values_total = n_value_runs ? cum[run_ends[n_value_runs - 1]] : 0;
-  std::int64_t best = std::numeric_limits<std::int64_t>::min();
-  if (n_value_bins >= 2) best = std::max(abs64(values_total + missing), abs64(missing) + abs64(values_total));
-  else best = abs64(values_total) + abs64(missing);
-  for (std::size_t r = 0; r < n_value_runs; ++r) {
-    const std::int64_t left = cum[run_ends[r]];
-    const std::int64_t right = values_total - left;
-    best = std::max(best, abs64(left) + abs64(right + missing));
-    if (run_bins[r] < n_value_bins - 1) best = std::max(best, abs64(left + missing) + abs64(right));
-  }
+  std::int64_t best = empty_left_score(values_total, missing, n_value_bins);
+  for (std::size_t r = 0; r < n_value_runs; ++r)
+    best = std::max(best, threshold_score(cum[run_ends[r]], values_total, missing, run_bins[r] == n_value_bins - 1));
   return best;
 }
 
@@ -224,11 +226,11 @@ SplitInfo quick_best_split(const data::BinnedMatrix& X, const data::BinMapper& b
   const std::size_t n_heavy = heavy ? heavy->rows.size() : 0;
   // The work record counts the node's rows: cached rows outside the node add zeros (a cost the wall
   // clock sees, not an accumulation of the node's data).
-  std::size_t heavy_in_node = 0;
-  for (std::size_t i = 0; i < n_heavy; ++i) heavy_in_node += heavy_values[i] != 0;
   // Masses T_m after the first subset and m further rows: prefix[m] (prefix[0] = the cached rows' mass).
+  std::size_t heavy_in_node = 0;
   std::int64_t heavy_mass = 0, node_sum = 0;
   for (std::size_t i = 0; i < n_heavy; ++i) {
+    heavy_in_node += heavy_values[i] != 0;
     heavy_mass += abs64(heavy_values[i]);
     node_sum += heavy_values[i];
   }
