@@ -17,6 +17,20 @@ __all__ = ["save", "load", "to_json", "ModelFileError"]
 
 ModelFileError = _core.ModelFileError
 _METADATA_VERSION = 1
+_PAIRS = "__pairs__"  # a dict with (true, predicted) keys, such as REBEL's cost_matrix, as a JSON list
+
+
+def _from_plain(value):
+    """Inverse of _plain for what JSON cannot hold directly (dicts with tuple keys)."""
+    if isinstance(value, dict) and set(value) == {_PAIRS}:
+        pairs = value[_PAIRS]
+        if not isinstance(pairs, list) or any(not isinstance(p, list) or len(p) != 3 for p in pairs):
+            raise ModelFileError(f"corrupt model file metadata: bad {_PAIRS} entry")
+        try:
+            return {(p[0], p[1]): p[2] for p in pairs}
+        except TypeError:
+            raise ModelFileError(f"corrupt model file metadata: bad {_PAIRS} entry") from None
+    return value
 
 
 def _registry():
@@ -36,6 +50,8 @@ def _plain(value):
     if isinstance(value, (list, tuple)):
         return [_plain(v) for v in value]
     if isinstance(value, dict):
+        if value and all(isinstance(k, tuple) and len(k) == 2 for k in value):  # {(true, predicted): cost}
+            return {_PAIRS: [[_plain(k[0]), _plain(k[1]), _plain(v)] for k, v in value.items()]}
         return {str(k): _plain(v) for k, v in value.items()}
     if isinstance(value, np.ndarray):
         return value.tolist()
@@ -58,6 +74,8 @@ def _metadata(estimator):
         "n_features_in": int(estimator.n_features_in_),
         "rebelboost_version": _core.__version__,
     }
+    if hasattr(estimator, "cost_matrix_"):
+        meta["cost_matrix"] = estimator.cost_matrix_.tolist()
     if hasattr(estimator, "feature_names_in_"):
         meta["feature_names_in"] = [str(n) for n in estimator.feature_names_in_]
     return json.dumps(meta, sort_keys=True).encode("utf-8")
@@ -73,37 +91,78 @@ def save(estimator, path):
     model.save(os.fspath(path))
 
 
+def _corrupt(what):
+    return ModelFileError(f"corrupt model file metadata: {what}")
+
+
+def _metadata_classes(meta):
+    """classes_ from the metadata, checked: a non-empty list of distinct plain labels in a storable dtype."""
+    labels = meta["classes"]
+    if not isinstance(labels, list) or not labels:
+        raise _corrupt("'classes' is not a non-empty list")
+    if any(not isinstance(c, (bool, int, float, str)) for c in labels):
+        raise _corrupt("'classes' holds something other than int, float, bool or str labels")
+    dtype = meta.get("classes_dtype", "O")
+    if not isinstance(dtype, str):
+        raise _corrupt("'classes_dtype' is not a string")
+    try:
+        if dtype == "O":
+            classes = np.empty(len(labels), dtype=object)
+            classes[:] = labels
+        else:
+            np_dtype = np.dtype(dtype)
+            if np_dtype.kind not in "biufU":
+                raise TypeError(f"dtype {dtype!r} is not a label dtype")
+            classes = np.array(labels, dtype=np_dtype)
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise _corrupt(f"classes do not fit 'classes_dtype' {dtype!r} ({exc})") from None
+    if len(set(classes.tolist())) != len(classes):
+        raise _corrupt("'classes' has repeated labels")
+    return classes
+
+
 def _restore(model):
     try:
         meta = json.loads(model.metadata.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
         raise ModelFileError(f"corrupt model file: metadata is not valid JSON ({exc})") from None
     if not isinstance(meta, dict) or "estimator" not in meta or "classes" not in meta:
         raise ModelFileError("model file has no estimator metadata (was it written by rebelboost's Python API?)")
     registry = _registry()
     name = meta["estimator"]
-    if name not in registry:
+    if not isinstance(name, str) or name not in registry:
         raise ModelFileError(f"model file names unknown estimator {name!r}")
     cls = registry[name]
-    params = {k: v for k, v in meta.get("params", {}).items() if k in cls().get_params()}
-    estimator = cls(**params)
-    dtype = meta.get("classes_dtype", "O")
-    classes = np.array(meta["classes"], dtype=object if dtype == "O" else np.dtype(dtype))
+    params = meta.get("params", {})
+    if not isinstance(params, dict):
+        raise _corrupt("'params' is not an object")
+    # Parameters only matter for a refit, which validates them; unknown names are dropped.
+    estimator = cls(**{k: _from_plain(v) for k, v in params.items() if k in cls().get_params()})
+    classes = _metadata_classes(meta)
     n_features = meta.get("n_features_in")
-    if n_features != model.n_features:
+    if not isinstance(n_features, int) or isinstance(n_features, bool) or n_features != model.n_features:
         raise ModelFileError(
-            f"model file metadata says {n_features} features but the model has {model.n_features}"
+            f"model file metadata says {n_features!r} features but the model has {model.n_features}"
         )
     n_classes_model = 2 if model.n_outputs == 1 else model.n_outputs
     if len(classes) != n_classes_model:
         raise ModelFileError(f"model file lists {len(classes)} classes but the model predicts {n_classes_model}")
     estimator.classes_ = classes
-    estimator.n_features_in_ = int(n_features)
+    estimator.n_features_in_ = n_features
+    if name == "REBELClassifier":
+        from rebelboost.rebel import _check_cost_matrix
+
+        # The validated costs the model was trained with (files before they were stored: from the params).
+        stored = meta["cost_matrix"] if "cost_matrix" in meta else estimator.cost_matrix
+        try:
+            estimator.cost_matrix_ = _check_cost_matrix(stored, classes)
+        except (TypeError, ValueError) as exc:
+            raise _corrupt(f"bad cost matrix ({exc})") from None
     if "feature_names_in" in meta:
-        names = np.asarray(meta["feature_names_in"], dtype=object)
-        if len(names) != n_features:
+        names = meta["feature_names_in"]
+        if not isinstance(names, list) or any(not isinstance(n, str) for n in names) or len(names) != n_features:
             raise ModelFileError("model file feature names do not match its feature count")
-        estimator.feature_names_in_ = names
+        estimator.feature_names_in_ = np.asarray(names, dtype=object)
     estimator._model = model
     return estimator
 

@@ -224,6 +224,65 @@ def test_bad_metadata_is_a_clear_error(fitted, tmp_path):
             rebelboost.load(tmp_path / "meta.rbm")
 
 
+def test_hostile_metadata_values_load_or_fail_clearly(fitted, tmp_path):
+    # The metadata is JSON inside a file with a valid checksum: every field replaced by values of other
+    # types (and classes by lists that do not fit their dtype) must give a working estimator or a
+    # ModelFileError, never another exception. A first version raised TypeError for a mangled dtype.
+    import json
+
+    clf, X = fitted
+    good = json.loads(clf._model.metadata.decode("utf-8"))
+    odd = [None, True, 0, -1, 2, 1.5, "", "x", "<i8", "|b1", "O", "<U3", "|V4", "M8", [], [0], [0, 0], ["neg", "neg"],
+           [0, 1], ["a", 1], [[0], [1]], [0, 2**70], {}, {"a": 1}]
+    model = rebelboost._core.Model.from_bytes(clf._model.to_bytes())
+    loaded = failed = 0
+    for key in sorted(good) + ["feature_names_in"]:
+        for value in odd:
+            meta = dict(good, **{key: value})
+            if key == "classes":  # and the same lists under each storable dtype
+                variants = [dict(meta, classes_dtype=d) for d in ("O", "<i8", "|b1", "<f8", "<U3")]
+            else:
+                variants = [meta]
+            for m in variants:
+                model.metadata = json.dumps(m).encode("utf-8")
+                model.save(str(tmp_path / "meta.rbm"))
+                try:
+                    est = rebelboost.load(tmp_path / "meta.rbm")
+                except ModelFileError:
+                    failed += 1
+                    continue
+                assert len(est.predict(X)) == len(X)
+                loaded += 1
+    assert loaded > 0 and failed > 0
+
+
+@pytest.mark.parametrize(
+    "cost", [None, np.array([[0, 1, 4], [1, 0, 1], [2, 1, 0.0]]), {("b", "c"): 5.0, ("c", "a"): 0.5}]
+)
+def test_rebel_costs_survive_the_file(cost, tmp_path):
+    # The fitted cost_matrix_ comes back, and the cost_matrix parameter (array or {(true, pred): cost})
+    # round-trips well enough that a refit of the loaded estimator gives the same model.
+    from rebelboost import REBELClassifier
+
+    rng = np.random.RandomState(3)
+    X = rng.normal(size=(300, 3))
+    y = np.array(["a", "b", "c"])[np.argmax(X + rng.normal(size=X.shape), axis=1)]
+    clf = REBELClassifier(n_estimators=8, cost_matrix=cost).fit(X, y)
+    clf.save(tmp_path / "r.rbm")
+    loaded = rebelboost.load(tmp_path / "r.rbm")
+    np.testing.assert_array_equal(loaded.cost_matrix_, clf.cost_matrix_)
+    if isinstance(cost, dict):
+        assert loaded.cost_matrix == cost
+    refit = sklearn_clone(loaded).fit(X, y)
+    np.testing.assert_array_equal(refit.decision_function(X), clf.decision_function(X))
+
+
+def sklearn_clone(estimator):
+    from sklearn.base import clone
+
+    return clone(estimator)
+
+
 def test_to_json_export(fitted):
     import json
 
@@ -243,3 +302,5 @@ def test_frozen_model_files_still_load(name):
     clf = rebelboost.load(os.path.join(MODELS, f"{name}.rbm"))
     np.testing.assert_array_equal(clf.decision_function(expected["X"]), expected["scores"])
     np.testing.assert_array_equal(clf.predict(expected["X"]).astype(str), expected["labels"])
+    if name == "rebel_v1":  # written before cost_matrix_ was stored: rebuilt from the parameters
+        np.testing.assert_array_equal(clf.cost_matrix_, [[0, 1, 4], [1, 0, 1], [2, 1, 0]])
