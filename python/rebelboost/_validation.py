@@ -43,8 +43,12 @@ def check_fit_data(estimator, X, y, sample_weight):
         sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
         if not np.all(np.isfinite(sample_weight)):
             raise ValueError("sample_weight contains NaN or infinity; weights must be finite and >= 0")
-        if not sample_weight.sum() > 0:
+        with np.errstate(over="ignore"):
+            total = sample_weight.sum()
+        if not total > 0:
             raise ValueError("sample_weight sums to zero; at least one weight must be positive")
+        if not np.isfinite(total):
+            raise ValueError("sample_weight sums to more than the largest float64; divide the weights by a constant")
     return X, y_encoded.astype(np.int32, copy=False), classes, sample_weight
 
 

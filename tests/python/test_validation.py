@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from sklearn.exceptions import NotFittedError
 
+import rebelboost
 from rebelboost import AdaBoostClassifier
 
 
@@ -115,6 +116,12 @@ def test_sample_weight_shape_and_sum(Xy):
     sw = np.where(y == 1, 1.0, 0.0)
     with pytest.raises(ValueError, match="only 1 class with positive weight"):
         fit(X, y, sample_weight=sw)
+    # Finite weights whose sum overflows: a clear error (it used to give a model of NaN scores).
+    with pytest.raises(ValueError, match="sums to more than the largest float64"):
+        fit(X, y, sample_weight=np.full(40, 1e308))
+    with pytest.raises(ValueError, match="sums to more than the largest double"):  # the core's own check
+        rebelboost._core.train(np.asarray(X, dtype=np.float64), (y == y[0]).astype(np.int32), np.full(40, 1e308), 2,
+                               "adaboost", 5, 1, 256, 1.0, 1)
 
 
 @pytest.mark.parametrize(

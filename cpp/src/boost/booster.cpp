@@ -46,6 +46,8 @@ void check_data(std::size_t n_rows, std::size_t n_cols, const std::int32_t* y, c
       total += v;
     }
     if (!(total > 0.0)) throw InvalidArgument("sample_weight sums to zero; at least one weight must be positive");
+    if (!std::isfinite(total))
+      throw InvalidArgument("sample_weight sums to more than the largest double; divide the weights by a constant");
   }
 }
 

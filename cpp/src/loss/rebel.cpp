@@ -27,14 +27,24 @@ class RebelLoss final : public Loss {
             const std::vector<double>& cost, double smoothing, int n_threads)
       : n_(n), K_(K), n_threads_(n_threads), smoothing_(smoothing), y_(y, y + n), wplus_(n * K), wminus_(n),
         v_(n * K), q_(n) {
-    // Subcosts per class (they depend on the row only), scaled by the sample weight.
+    // Subcosts per class (they depend on the row only), scaled by the sample weight. Scaling C scales
+    // every subcost by the same factor, which the normalised weights undo, so the costs are divided by
+    // their largest entry first; each row's norm is taken relative to the row's largest entry and
+    // c+ = sqrt(K-1)/2 c (c/||c||), so costs near 1e200 or 1e-200 neither overflow nor vanish.
+    double cmax = 0.0;
+    for (const double c : cost) cmax = std::max(cmax, c);
     std::vector<double> cplus(K * K), cminus(K);
     const double root_k1 = std::sqrt(static_cast<double>(K - 1));
     for (std::size_t c = 0; c < K; ++c) {
-      double norm2 = 0.0;
-      for (std::size_t k = 0; k < K; ++k) norm2 += cost[c * K + k] * cost[c * K + k];
-      const double norm = std::sqrt(norm2);
-      for (std::size_t k = 0; k < K; ++k) cplus[c * K + k] = root_k1 / (2.0 * norm) * cost[c * K + k] * cost[c * K + k];
+      const double* row = &cost[c * K];
+      double rmax = 0.0, rel2 = 0.0;
+      for (std::size_t k = 0; k < K; ++k) rmax = std::max(rmax, row[k] / cmax);
+      for (std::size_t k = 0; k < K; ++k) rel2 += (row[k] / cmax / rmax) * (row[k] / cmax / rmax);
+      const double norm = rmax * std::sqrt(rel2);
+      for (std::size_t k = 0; k < K; ++k) {
+        const double ck = row[k] / cmax;
+        cplus[c * K + k] = root_k1 / 2.0 * ck * (ck / norm);
+      }
       cminus[c] = norm / (2.0 * root_k1);
     }
     double total = 0.0;
@@ -45,6 +55,9 @@ class RebelLoss final : public Loss {
       wminus_[i] = s * cminus[c];
     }
     total = weight_total();
+    if (!(total > 0.0) || !std::isfinite(total))
+      throw InvalidArgument("the cost matrix and sample weights leave no usable training weight (sum " +
+                            std::to_string(total) + ")");
     for (double& v : wplus_) v /= total;
     for (double& v : wminus_) v /= total;
   }
