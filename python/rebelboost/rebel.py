@@ -16,11 +16,19 @@ class REBELClassifier(BaseBoostingClassifier):
     """Cost-sensitive multi-class boosting with vector-valued steps (REBEL).
 
     The model is ``H(x) = a_0 + sum_t f_t(x) a_t`` with binary trees ``f_t`` (leaves +-1) and step vectors
-    ``a_t`` in R^K; the prediction is ``argmax_k H_k(x)``, the minimum-risk class under the cost matrix.
+    ``a_t`` in R^K; the prediction is ``argmax_k H_k(x)``, REBEL's estimate of the minimum-risk class.
     Each tree's first split is searched jointly with its step vector (loss ``2 sum_k sqrt(s+_k s-_k)``);
     deeper layers are grown one at a time with the step held fixed; the step is then re-optimised in
     closed form, ``a = 1/2 (ln(s- + eps) - ln(s+ + eps))`` with ``eps = 1 / (K N)`` of the total weight
     (Schapire-Singer smoothing; it keeps a tree that isolates a class from swamping the scores).
+
+    How close ``argmax H`` comes to the minimum expected cost: the loss is minimised pointwise by
+    ``H_k = 1/2 ln(p_k c-_kk / sum_j p_j c+_jk)`` (``p`` the posterior, ``c+`` proportional to the squared
+    costs). Its argmax is the minimum-expected-cost class for uniform costs, for 2 classes, and whenever
+    a row's off-diagonal costs are equal (a mistake on class ``i`` costs ``C[i]`` whatever is predicted),
+    but not for general matrices with 3 or more classes. For those, "fit with uniform costs, then take
+    ``argmin(predict_proba(X) @ cost_matrix)``" had the lower test risk on the thesis's own benchmark
+    (``bench/results/rebel_cost_sensitive.md``).
 
     Parameters
     ----------
@@ -90,12 +98,11 @@ class REBELClassifier(BaseBoostingClassifier):
             if present.sum() < 2:
                 raise ValueError("sample_weight leaves only 1 class with positive weight; REBELClassifier needs 2.")
         self.cost_matrix_ = _check_cost_matrix(self._pending_cost, classes)
-
     def _core_extra(self):
         return {"cost_matrix": self.cost_matrix_}
 
     def decision_function(self, X):
-        """Scores H(x), shape (n_samples, n_classes); predict is their argmax (the minimum-risk class).
+        """Scores H(x), shape (n_samples, n_classes); predict is their argmax (the estimated minimum-risk class).
 
         With 2 classes, scikit-learn's binary convention applies: the 1-D array ``H_1(x) - H_0(x)``
         (positive means ``classes_[1]``).

@@ -249,6 +249,36 @@ def test_min_risk_class_is_not_always_the_bayes_decision():
     assert clf.predict([[1.0]])[0] == np.argmax(H)
 
 
+@settings(max_examples=200, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), K=st.integers(2, 6), row_constant=st.booleans())
+def test_min_risk_class_is_the_bayes_decision_for_equal_row_costs(seed, K, row_constant):
+    # The docstring's claim: the minimiser's argmax is the minimum-expected-cost class with 2 classes (any
+    # costs) and whenever each row's off-diagonal costs are equal (c_jk = c_j). Random posteriors; a
+    # general matrix with K >= 3 is not covered (the test above shows it can fail).
+    rng = np.random.RandomState(seed)
+    if K > 2 and not row_constant:
+        K = 2
+    C = np.exp(rng.uniform(-2, 2, size=(K, 1))) * np.ones(K) if K > 2 else np.exp(rng.uniform(-2, 2, size=(K, K)))
+    C = C * (1 - np.eye(K))
+    p = rng.dirichlet(np.ones(K) * 0.7, size=50)
+    cplus, cminus = subcosts(C, np.arange(K))
+    H = 0.5 * (np.log(p * np.diag(cminus)) - np.log(p @ cplus))
+    expected = p @ C
+    clear = np.sort(expected, axis=1)[:, 1] - expected.min(axis=1) > 1e-9 * expected.max()  # no exact tie
+    np.testing.assert_array_equal(np.argmax(H, axis=1)[clear], np.argmin(expected, axis=1)[clear])
+
+
+@pytest.mark.parametrize("scale", [1e-300, 1e-150, 1e-8, 1e8, 1e150, 1e300])
+def test_scaling_the_costs_gives_the_same_model(scale):
+    # Subcosts scale with C and the normalised weights undo it; squares of costs near 1e300 used to
+    # overflow into a model of NaN scores.
+    X, y = make_data(7, n=300, K=3)
+    C = np.array([[0, 1, 4], [1e-3, 0, 1], [2, 1, 0.0]])
+    reference = full_scores(REBELClassifier(n_estimators=15, max_depth=2, cost_matrix=C).fit(X, y), X)
+    scaled = full_scores(REBELClassifier(n_estimators=15, max_depth=2, cost_matrix=C * scale).fit(X, y), X)
+    np.testing.assert_allclose(scaled, reference, rtol=0, atol=1e-9)
+
+
 def test_proba_is_a_distribution_ordered_like_H():
     X, y = make_data(3, K=4)
     clf = REBELClassifier(n_estimators=30).fit(X, y)
