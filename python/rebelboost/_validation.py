@@ -37,8 +37,13 @@ def check_fit_data(estimator, X, y, sample_weight):
         y_numeric=False,
     )
     X = _as_float_matrix(X)
-    check_classification_targets(y)
-    classes, y_encoded = np.unique(y, return_inverse=True)
+    try:
+        check_classification_targets(y)
+        classes, y_encoded = np.unique(y, return_inverse=True)
+    except TypeError:  # e.g. str and float labels in one object array: they have no order
+        kinds = sorted({type(v).__name__ for v in np.asarray(y, dtype=object).ravel()})
+        raise ValueError(f"y mixes label types that cannot be sorted together ({', '.join(kinds)}); "
+                         "use labels of one type") from None
     if sample_weight is not None:
         sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
         if not np.all(np.isfinite(sample_weight)):

@@ -107,6 +107,15 @@ def test_bad_sample_weight_values(Xy, bad, message):
         fit(X, y, sample_weight=sw)
 
 
+def test_labels_of_mixed_types(Xy):
+    X, y = Xy
+    mixed = np.empty(len(y), dtype=object)
+    mixed[y == 1] = "yes"
+    mixed[y != 1] = 0.5
+    with pytest.raises(ValueError, match=r"y mixes label types .*\(float, str\)"):
+        fit(X, mixed)
+
+
 def test_sample_weight_shape_and_sum(Xy):
     X, y = Xy
     with pytest.raises(ValueError, match=r"sample_weight.shape == \(39,\), expected \(40,\)"):
