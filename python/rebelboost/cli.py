@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import os
 import sys
 import time
 
@@ -29,7 +30,9 @@ def _read_csv(path, target):
     header = None
     if not all(numeric(c) for c in rows[0]):
         header, rows = rows[0], rows[1:]
-    width = len(rows[0]) if rows else len(header or [])
+    if not rows:
+        raise ValueError(f"{path}: a header but no data rows")
+    width = len(rows[0])
     for i, row in enumerate(rows):
         if len(row) != width:
             raise ValueError(f"{path}: row {i + 1} has {len(row)} fields, expected {width}")
@@ -101,15 +104,41 @@ def _demo(args):
     return 0
 
 
-def _train(args):
-    from rebelboost import AdaBoostClassifier
+def _read_cost_matrix(path):
+    """A K x K cost matrix from a CSV of numbers (rows: true class, columns: predicted, sorted labels)."""
+    with open(path, newline="") as handle:
+        rows = [row for row in csv.reader(handle) if row]
+    try:
+        return np.array([[float(v) for v in row] for row in rows])
+    except ValueError as exc:
+        raise ValueError(f"{path}: the cost matrix must hold numbers only ({exc})") from None
 
+
+def _train(args):
+    from rebelboost import AdaBoostClassifier, REBELClassifier, VEBBoostClassifier
+
+    folder = os.path.dirname(os.path.abspath(args.model))
+    if not os.path.isdir(folder):  # fail before training, not after
+        raise OSError(f"cannot write {args.model!r}: folder {folder!r} does not exist")
     X, y, _ = _read_csv(args.data, args.target)
-    clf = AdaBoostClassifier(n_estimators=args.n_estimators, max_depth=args.max_depth,
-                             learning_rate=args.learning_rate, n_jobs=args.n_jobs)
+    n_classes = len(np.unique(y))
+    loss = args.loss
+    if loss == "auto":
+        loss = "rebel" if n_classes > 2 or args.cost_matrix else "adaboost"
+    common = dict(n_estimators=args.n_estimators, max_depth=args.max_depth, learning_rate=args.learning_rate,
+                  n_jobs=args.n_jobs)
+    if args.cost_matrix and loss != "rebel":
+        raise ValueError("--cost-matrix needs --loss rebel (or auto)")
+    if loss == "rebel":
+        cost = _read_cost_matrix(args.cost_matrix) if args.cost_matrix else None
+        clf = REBELClassifier(cost_matrix=cost, **common)
+    elif loss == "veb":
+        clf = VEBBoostClassifier(lam=args.lam, **common)
+    else:
+        clf = AdaBoostClassifier(**common)
     start = time.perf_counter()
     clf.fit(X, y)
-    print(f"trained {clf.n_estimators_} trees in {time.perf_counter() - start:.3f} s; "
+    print(f"trained {type(clf).__name__} with {clf.n_estimators_} trees in {time.perf_counter() - start:.3f} s; "
           f"training accuracy {clf.score(X, y):.4f}")
     clf.save(args.model)
     print(f"model written to {args.model}")
@@ -175,7 +204,7 @@ def build_parser():
     demo.add_argument("--compare", action="store_true", help="also fit scikit-learn's AdaBoostClassifier")
     demo.set_defaults(run=_demo)
 
-    train = sub.add_parser("train", help="fit AdaBoost on a CSV and save the model")
+    train = sub.add_parser("train", help="fit a boosted model on a CSV and save it")
     train.add_argument("data")
     train.add_argument("--target", default="-1", help="label column: name or index (default: last)")
     train.add_argument("--model", required=True, help="output model file")
@@ -183,6 +212,11 @@ def build_parser():
     train.add_argument("--max-depth", type=int, default=1)
     train.add_argument("--learning-rate", type=float, default=1.0)
     train.add_argument("--n-jobs", type=int, default=None)
+    train.add_argument("--loss", choices=["auto", "adaboost", "veb", "rebel"], default="auto",
+                       help="auto: AdaBoost for 2 classes, REBEL for more or with --cost-matrix")
+    train.add_argument("--cost-matrix", default=None,
+                       help="REBEL: CSV of K x K costs (row = true class, column = predicted, labels sorted)")
+    train.add_argument("--lam", type=float, default=0.5, help="VEB-Boost's variance weight")
     train.set_defaults(run=_train)
 
     predict = sub.add_parser("predict", help="predict labels for the rows of a CSV")

@@ -66,8 +66,48 @@ def test_errors_exit_with_code_2(labelled_csv, tmp_path, capsys):
     assert "truncated model file" in capsys.readouterr().err
     three = tmp_path / "three.csv"
     three.write_text("".join(f"{i},{i % 3}\n" for i in range(30)))
-    assert main(["train", str(three), "--model", str(tmp_path / "m.rbm")]) == 2
+    assert main(["train", str(three), "--loss", "adaboost", "--model", str(tmp_path / "m.rbm")]) == 2
     assert "REBELClassifier" in capsys.readouterr().err
+    header_only = tmp_path / "header.csv"
+    header_only.write_text("a,b,label\n")
+    assert main(["train", str(header_only), "--model", str(tmp_path / "m.rbm")]) == 2
+    assert "a header but no data rows" in capsys.readouterr().err
+    # An unwritable model path is reported before any training.
+    assert main(["train", str(path), "--target", "label", "--model", str(tmp_path / "no" / "m.rbm")]) == 2
+    captured = capsys.readouterr()
+    assert "does not exist" in captured.err and "trained" not in captured.out
+    costs = tmp_path / "costs.csv"
+    costs.write_text("0,1\n1,x\n")
+    assert main(["train", str(path), "--target", "label", "--cost-matrix", str(costs), "--model", str(tmp_path / "c.rbm")]) == 2
+    assert "numbers only" in capsys.readouterr().err
+    costs.write_text("0,1\n1,1\n")
+    assert main(["train", str(path), "--target", "label", "--cost-matrix", str(costs), "--model", str(tmp_path / "c.rbm")]) == 2
+    assert "zero diagonal" in capsys.readouterr().err
+
+
+def test_train_multiclass_and_costs(tmp_path, capsys):
+    # More than 2 classes picks REBEL; a cost matrix file reaches the model; VEB on request.
+    rng = np.random.RandomState(1)
+    X = rng.normal(size=(300, 2))
+    y = np.argmax(X @ rng.normal(size=(2, 3)) + rng.normal(size=(300, 3)), axis=1)
+    data = tmp_path / "three.csv"
+    np.savetxt(data, np.column_stack([X, y]), delimiter=",", fmt="%.17g")
+    model = tmp_path / "r.rbm"
+    assert main(["train", str(data), "--model", str(model), "--n-estimators", "20", "--max-depth", "2"]) == 0
+    assert "REBELClassifier" in capsys.readouterr().out
+    clf = rebelboost.load(model)
+    expected = rebelboost.REBELClassifier(n_estimators=20, max_depth=2).fit(X, y.astype(int))
+    np.testing.assert_array_equal(clf.decision_function(X), expected.decision_function(X))
+    C = np.array([[0, 1, 1], [10, 0, 10], [1, 1, 0.0]])
+    costs = tmp_path / "costs.csv"
+    np.savetxt(costs, C, delimiter=",")
+    assert main(["train", str(data), "--model", str(model), "--n-estimators", "20", "--cost-matrix", str(costs)]) == 0
+    np.testing.assert_array_equal(rebelboost.load(model).cost_matrix_, C)
+    binary = tmp_path / "two.csv"
+    np.savetxt(binary, np.column_stack([X, y == 1]), delimiter=",", fmt="%.17g")
+    assert main(["train", str(binary), "--loss", "veb", "--lam", "0.3", "--model", str(model), "--n-estimators", "10"]) == 0
+    loaded = rebelboost.load(model)
+    assert type(loaded).__name__ == "VEBBoostClassifier" and loaded.lam == 0.3
 
 
 def test_cmake_dir_exists():
