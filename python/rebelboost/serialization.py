@@ -116,6 +116,8 @@ def _metadata_classes(meta):
             classes = np.array(labels, dtype=np_dtype)
     except (TypeError, ValueError, OverflowError) as exc:
         raise _corrupt(f"classes do not fit 'classes_dtype' {dtype!r} ({exc})") from None
+    if classes.tolist() != labels:  # e.g. "<U2" would cut "neg" to "ne", "<i8" 0.5 to 0
+        raise _corrupt(f"classes change when stored as 'classes_dtype' {dtype!r}")
     if len(set(classes.tolist())) != len(classes):
         raise _corrupt("'classes' has repeated labels")
     return classes

@@ -232,7 +232,7 @@ def test_hostile_metadata_values_load_or_fail_clearly(fitted, tmp_path):
 
     clf, X = fitted
     good = json.loads(clf._model.metadata.decode("utf-8"))
-    odd = [None, True, 0, -1, 2, 1.5, "", "x", "<i8", "|b1", "O", "<U3", "|V4", "M8", [], [0], [0, 0], ["neg", "neg"],
+    odd = [None, True, 0, -1, 2, 1.5, "", "x", "<i8", "|b1", "O", "<U3", "<U2", "<i1", "|V4", "M8", [], [0], [0, 0], ["neg", "neg"],
            [0, 1], ["a", 1], [[0], [1]], [0, 2**70], {}, {"a": 1}]
     model = rebelboost._core.Model.from_bytes(clf._model.to_bytes())
     loaded = failed = 0
@@ -240,7 +240,7 @@ def test_hostile_metadata_values_load_or_fail_clearly(fitted, tmp_path):
         for value in odd:
             meta = dict(good, **{key: value})
             if key == "classes":  # and the same lists under each storable dtype
-                variants = [dict(meta, classes_dtype=d) for d in ("O", "<i8", "|b1", "<f8", "<U3")]
+                variants = [dict(meta, classes_dtype=d) for d in ("O", "<i8", "|b1", "<f8", "<U3", "<U2")]
             else:
                 variants = [meta]
             for m in variants:
@@ -252,6 +252,8 @@ def test_hostile_metadata_values_load_or_fail_clearly(fitted, tmp_path):
                     failed += 1
                     continue
                 assert len(est.predict(X)) == len(X)
+                if key == "classes_dtype":  # whatever dtype loads keeps the labels
+                    assert est.classes_.tolist() == good["classes"]
                 loaded += 1
     assert loaded > 0 and failed > 0
 
