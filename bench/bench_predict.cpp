@@ -76,5 +76,22 @@ void bm_decision_function(benchmark::State& state, int depth) {
 
 BENCHMARK_CAPTURE(bm_decision_function, stumps_200, 1)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(bm_decision_function, depth3_200, 3)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(bm_decision_function, depth6_200, 6)->Unit(benchmark::kMillisecond);
+
+// One row at a time (latency): the node walk, since building the branch-free form would cost more.
+void bm_single_row(benchmark::State& state) {
+  const Dataset& d = dataset();
+  const rebelboost::Model& m = model(3);
+  double score = 0.0;
+  std::size_t r = 0;
+  for (auto _ : state) {
+    const auto X = rebelboost::MatrixView<float>::row_major(d.X.data() + r * kCols, 1, kCols);
+    rebelboost::decision_function(m, X, &score, /*n_threads=*/1);
+    benchmark::DoNotOptimize(score);
+    r = (r + 1) % kRows;
+  }
+  state.counters["ns_per_row"] = benchmark::Counter(1e-9, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+}
+BENCHMARK(bm_single_row)->Unit(benchmark::kMicrosecond);
 
 BENCHMARK_MAIN();

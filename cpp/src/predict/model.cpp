@@ -1,5 +1,6 @@
 // Model invariants (checked on load) and derived quantities.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <string>
 
@@ -18,8 +19,16 @@ const char* loss_name(LossKind loss) {
 }
 
 int Tree::depth() const {
-  // Children always have larger indices than their parent, so one forward pass finds every depth.
-  std::vector<int> d(nodes.size(), 0);
+  // Children always have larger indices than their parent, so one forward pass finds every depth. No
+  // allocation for trees within the loaders' limit (prediction asks for every tree's depth per call).
+  std::array<int, kMaxTreeNodes> small;
+  std::vector<int> large;
+  int* d = small.data();
+  if (nodes.size() > kMaxTreeNodes) {
+    large.resize(nodes.size());
+    d = large.data();
+  }
+  std::fill(d, d + nodes.size(), 0);
   int deepest = 0;
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     if (nodes[i].feature < 0) continue;

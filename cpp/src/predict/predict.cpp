@@ -2,7 +2,10 @@
 #include "rebelboost/predict.hpp"
 
 #include <algorithm>
+#include <cstdint>
+#include <limits>
 #include <string>
+#include <vector>
 
 #include "rebelboost/error.hpp"
 #include "util/parallel.hpp"
@@ -22,6 +25,152 @@ void check_columns(const Model& model, const MatrixView<T>& X) {
 
 std::ptrdiff_t n_blocks(std::size_t n_rows) { return static_cast<std::ptrdiff_t>((n_rows + kRowBlock - 1) / kRowBlock); }
 
+// The trees as complete binary trees in level order, evaluated without branches: a tree of depth d has
+// 2^d - 1 splits and 2^d leaves; the walk is d steps of i = 2 i + 1 + (x goes right), so the data-dependent
+// direction never becomes a (mispredicted) branch and the rows of a block overlap in the pipeline. A
+// leaf above depth d becomes splits that send everything left (threshold +inf, NaN left) over copies of
+// the leaf, so every row reaches a leaf with the value the node walk gives.
+class FlatForest {
+ public:
+  FlatForest(const Model& model, std::size_t n_trees) : trees_(n_trees) {
+    std::size_t n_splits = 0, n_leaves = 0;
+    for (std::size_t t = 0; t < n_trees; ++t) {
+      const int d = model.trees[t].depth();
+      trees_[t] = {d, n_splits, n_leaves};
+      n_splits += (std::size_t{1} << d) - 1;
+      n_leaves += std::size_t{1} << d;
+    }
+    feature_.assign(n_splits, 0);
+    threshold_.assign(n_splits, std::numeric_limits<double>::infinity());
+    nan_left_.assign(n_splits, 1);
+    leaf_.assign(n_leaves, 0);
+    for (std::size_t t = 0; t < n_trees; ++t) fill(model.trees[t], trees_[t], 0, 0, 0);
+  }
+
+  // One tree's arrays: f_t(x) in {+1, -1} for the row whose feature j is at row[j * stride].
+  struct View {
+    int depth;
+    const std::int32_t* feature;
+    const double* threshold;
+    const std::uint8_t* nan_left;
+    const std::int8_t* leaf;
+    std::size_t first_leaf;  // 2^depth - 1: the level-order position of leaf 0
+
+    template <typename T>
+    int output(const T* row, std::ptrdiff_t stride) const {
+      std::size_t i = 0;
+      for (int level = 0; level < depth; ++level) {
+        const T v = row[static_cast<std::ptrdiff_t>(feature[i]) * stride];
+        const unsigned left =
+            static_cast<unsigned>(static_cast<double>(v) <= threshold[i]) | (static_cast<unsigned>(v != v) & nan_left[i]);
+        i = 2 * i + 2 - left;
+      }
+      return leaf[i - first_leaf];
+    }
+
+    // The same for kLanes rows at once, level by level: the rows' independent walks interleave.
+    template <typename T>
+    void outputs(const T* const* rows, std::ptrdiff_t stride, int* out) const {
+      std::size_t i[kLanes] = {};
+      for (int level = 0; level < depth; ++level)
+        for (std::size_t j = 0; j < kLanes; ++j) {
+          const T v = rows[j][static_cast<std::ptrdiff_t>(feature[i[j]]) * stride];
+          const unsigned left = static_cast<unsigned>(static_cast<double>(v) <= threshold[i[j]]) |
+                                (static_cast<unsigned>(v != v) & nan_left[i[j]]);
+          i[j] = 2 * i[j] + 2 - left;
+        }
+      for (std::size_t j = 0; j < kLanes; ++j) out[j] = leaf[i[j] - first_leaf];
+    }
+  };
+  static constexpr std::size_t kLanes = 8;
+
+  View tree(std::size_t t) const {
+    const Entry& e = trees_[t];
+    const std::size_t first_leaf = (std::size_t{1} << e.depth) - 1;
+    return {e.depth, feature_.data() + e.split_offset, threshold_.data() + e.split_offset,
+            nan_left_.data() + e.split_offset, leaf_.data() + e.leaf_offset, first_leaf};
+  }
+
+  // Worth building for n_rows rows? Building writes ~2^(d+1) entries per tree, the walk it replaces
+  // costs a few ns per level and row; very deep hand-made trees (beyond the trainer's 8) keep the walk.
+  static bool pays(const Model& model, std::size_t n_trees, std::size_t n_rows) {
+    int deepest = 0;
+    for (std::size_t t = 0; t < n_trees; ++t) deepest = std::max(deepest, model.trees[t].depth());
+    if (deepest > kMaxFlatDepth) return false;
+    return n_rows * 4 * static_cast<std::size_t>(std::max(deepest, 1)) >= (std::size_t{2} << deepest);
+  }
+
+  static constexpr int kMaxFlatDepth = 12;
+
+ private:
+  struct Entry {
+    int depth = 0;
+    std::size_t split_offset = 0;
+    std::size_t leaf_offset = 0;
+  };
+
+  // Copies node `n` of `tree` to level-order position `pos` at `level`.
+  void fill(const Tree& tree, const Entry& e, std::uint32_t n, std::size_t pos, int level) {
+    const Node& node = tree.nodes[n];
+    if (level == e.depth) {
+      leaf_[e.leaf_offset + pos - ((std::size_t{1} << e.depth) - 1)] = node.value;
+      return;
+    }
+    if (node.feature >= 0) {
+      feature_[e.split_offset + pos] = node.feature;
+      threshold_[e.split_offset + pos] = node.threshold;
+      nan_left_[e.split_offset + pos] = node.nan_left;
+      fill(tree, e, node.left, 2 * pos + 1, level + 1);
+      fill(tree, e, node.right, 2 * pos + 2, level + 1);
+    } else {  // a leaf above the bottom: an always-left split (the defaults) over two copies of it
+      fill(tree, e, n, 2 * pos + 1, level + 1);
+      fill(tree, e, n, 2 * pos + 2, level + 1);
+    }
+  }
+
+  std::vector<Entry> trees_;
+  std::vector<std::int32_t> feature_;
+  std::vector<double> threshold_;
+  std::vector<std::uint8_t> nan_left_;
+  std::vector<std::int8_t> leaf_;
+};
+
+// Calls visit(t, r, f_t(x_r)) for every tree t < n_trees and row, block of rows by block of rows, each
+// row seeing the trees in order; through the flat forest when it pays.
+template <typename T, typename Start, typename Visit>
+void for_each_output(const Model& model, const MatrixView<T>& X, std::size_t n_trees, int n_threads, Start&& start,
+                     Visit&& visit) {
+  const bool flat = FlatForest::pays(model, n_trees, X.n_rows);
+  const FlatForest forest(model, flat ? n_trees : 0);
+  util::parallel_for(n_blocks(X.n_rows), n_threads, [&](std::ptrdiff_t b) {
+    const std::size_t begin = static_cast<std::size_t>(b) * kRowBlock;
+    const std::size_t end = std::min(X.n_rows, begin + kRowBlock);
+    start(begin, end);
+    if (flat) {  // tree-outer: one tree stays hot in cache while it sees the block's rows
+      constexpr std::size_t L = FlatForest::kLanes;
+      const std::size_t lanes_end = begin + (end - begin) / L * L;
+      for (std::size_t t = 0; t < n_trees; ++t) {
+        const FlatForest::View tree = forest.tree(t);
+        for (std::size_t r = begin; r < lanes_end; r += L) {
+          const T* rows[L];
+          int f[L];
+          for (std::size_t j = 0; j < L; ++j) rows[j] = X.data + static_cast<std::ptrdiff_t>(r + j) * X.row_stride;
+          tree.outputs(rows, X.col_stride, f);
+          for (std::size_t j = 0; j < L; ++j) visit(t, r + j, f[j]);
+        }
+        for (std::size_t r = lanes_end; r < end; ++r)
+          visit(t, r, tree.output(X.data + static_cast<std::ptrdiff_t>(r) * X.row_stride, X.col_stride));
+      }
+      return;
+    }
+    for (std::size_t t = 0; t < n_trees; ++t) {  // the node walk, tree-outer too
+      const Tree& tree = model.trees[t];
+      for (std::size_t r = begin; r < end; ++r)
+        visit(t, r, tree.output(X.data + static_cast<std::ptrdiff_t>(r) * X.row_stride, X.col_stride));
+    }
+  });
+}
+
 }  // namespace
 
 template <typename T>
@@ -29,38 +178,26 @@ void decision_function(const Model& model, MatrixView<T> X, double* out, int n_t
   check_columns(model, X);
   const std::size_t K = model.n_outputs;
   const std::size_t T_used = std::min(n_trees, model.trees.size());
-  util::parallel_for(n_blocks(X.n_rows), n_threads, [&](std::ptrdiff_t b) {
-    const std::size_t begin = static_cast<std::size_t>(b) * kRowBlock;
-    const std::size_t end = std::min(X.n_rows, begin + kRowBlock);
-    for (std::size_t r = begin; r < end; ++r)
-      for (std::size_t k = 0; k < K; ++k) out[r * K + k] = model.bias[k];
-    // Tree-outer inside a block keeps one tree hot in cache while it sees kRowBlock rows.
-    for (std::size_t t = 0; t < T_used; ++t) {
-      const Tree& tree = model.trees[t];
-      const double* step = tree.step.data();
-      for (std::size_t r = begin; r < end; ++r) {
-        const T* row = X.data + static_cast<std::ptrdiff_t>(r) * X.row_stride;
-        const double f = tree.output(row, X.col_stride);
+  for_each_output(
+      model, X, T_used, n_threads,
+      [&](std::size_t begin, std::size_t end) {
+        for (std::size_t r = begin; r < end; ++r)
+          for (std::size_t k = 0; k < K; ++k) out[r * K + k] = model.bias[k];
+      },
+      [&](std::size_t t, std::size_t r, int f) {
+        const double* step = model.trees[t].step.data();
         double* o = out + r * K;
         for (std::size_t k = 0; k < K; ++k) o[k] += f * step[k];
-      }
-    }
-  });
+      });
 }
 
 template <typename T>
 void tree_outputs(const Model& model, MatrixView<T> X, std::int8_t* out, int n_threads) {
   check_columns(model, X);
   const std::size_t T_all = model.trees.size();
-  util::parallel_for(n_blocks(X.n_rows), n_threads, [&](std::ptrdiff_t b) {
-    const std::size_t begin = static_cast<std::size_t>(b) * kRowBlock;
-    const std::size_t end = std::min(X.n_rows, begin + kRowBlock);
-    for (std::size_t t = 0; t < T_all; ++t)
-      for (std::size_t r = begin; r < end; ++r) {
-        const T* row = X.data + static_cast<std::ptrdiff_t>(r) * X.row_stride;
-        out[r * T_all + t] = static_cast<std::int8_t>(model.trees[t].output(row, X.col_stride));
-      }
-  });
+  for_each_output(
+      model, X, T_all, n_threads, [](std::size_t, std::size_t) {},
+      [&](std::size_t t, std::size_t r, int f) { out[r * T_all + t] = static_cast<std::int8_t>(f); });
 }
 
 void scores_to_classes(const Model& model, const double* scores, std::size_t n_rows, std::int32_t* out) {

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <limits>
+#include <random>
 #include <vector>
 
 #include "rebelboost/error.hpp"
@@ -172,6 +173,69 @@ TEST(DecisionFunction, HandModelAndClasses) {
   std::vector<std::int32_t> tc(2);
   scores_to_classes(m, tied.data(), 2, tc.data());
   EXPECT_EQ(tc, (std::vector<std::int32_t>{0, 1}));
+}
+
+// Random trees of uneven shape (leaves at every level, up to depth 9), NaN sides both ways, thresholds
+// that rows hit exactly, and +-inf / NaN values: batch prediction (the branch-free complete-tree form for
+// many rows, the node walk for a row at a time) must equal Tree::output on every row.
+Model uneven_model(std::uint64_t seed, std::size_t n_features) {
+  std::mt19937_64 rng(seed);
+  Model m;
+  m.loss = LossKind::kAdaBoost;
+  m.n_features = static_cast<std::uint32_t>(n_features);
+  m.n_outputs = 1;
+  m.bias = {0.25};
+  for (int t = 0; t < 40; ++t) {
+    Tree tree;
+    tree.step.push_back(std::ldexp(1.0, -(t % 7)));
+    const int max_depth = t % 10;
+    // Breadth-first: children always get larger indices.
+    std::vector<int> level_of{0};
+    tree.nodes.emplace_back();
+    for (std::size_t i = 0; i < tree.nodes.size(); ++i) {
+      const bool split = level_of[i] < max_depth && (i == 0 || rng() % 3 != 0);
+      if (!split) {
+        tree.nodes[i].value = rng() % 2 ? 1 : -1;
+        continue;
+      }
+      tree.nodes[i].feature = static_cast<std::int32_t>(rng() % n_features);
+      tree.nodes[i].threshold = static_cast<double>(static_cast<int>(rng() % 9) - 4) * 0.5;
+      tree.nodes[i].nan_left = static_cast<std::uint8_t>(rng() % 2);
+      tree.nodes[i].left = static_cast<std::uint32_t>(tree.nodes.size());
+      tree.nodes[i].right = static_cast<std::uint32_t>(tree.nodes.size() + 1);
+      tree.nodes.emplace_back();
+      tree.nodes.emplace_back();
+      level_of.push_back(level_of[i] + 1);
+      level_of.push_back(level_of[i] + 1);
+    }
+    m.trees.push_back(tree);
+  }
+  return m;
+}
+
+TEST(DecisionFunction, UnevenTreesAndSpecialValuesMatchTheNodeWalk) {
+  const std::size_t n_features = 5, n_rows = 3003;  // not a multiple of the 8 rows walked together
+  const Model m = uneven_model(5, n_features);
+  ASSERT_NO_THROW(m.validate());
+  std::mt19937_64 rng(6);
+  std::vector<double> X(n_rows * n_features);
+  const double special[] = {kNaN, INFINITY, -INFINITY, 0.0, -0.0, 1.5, -2.0};
+  for (double& v : X) v = rng() % 4 == 0 ? special[rng() % 7] : static_cast<double>(static_cast<int>(rng() % 21) - 10) * 0.25;
+  std::vector<double> batch(n_rows), single(1);
+  decision_function(m, MatrixView<double>::row_major(X.data(), n_rows, n_features), batch.data(), 2);
+  std::vector<std::int8_t> outputs(n_rows * m.trees.size());
+  tree_outputs(m, MatrixView<double>::row_major(X.data(), n_rows, n_features), outputs.data(), 1);
+  for (std::size_t r = 0; r < n_rows; ++r) {
+    double want = m.bias[0];
+    for (std::size_t t = 0; t < m.trees.size(); ++t) {
+      const int f = m.trees[t].output(&X[r * n_features], 1);
+      want += f * m.trees[t].step[0];
+      ASSERT_EQ(outputs[r * m.trees.size() + t], f) << r << "," << t;
+    }
+    ASSERT_EQ(batch[r], want) << r;
+    decision_function(m, MatrixView<double>::row_major(&X[r * n_features], 1, n_features), single.data(), 1);
+    ASSERT_EQ(single[0], want) << r;
+  }
 }
 
 TEST(ScoresToClasses, BinaryIsPositiveScore) {
