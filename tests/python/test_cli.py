@@ -19,6 +19,9 @@ def test_demo_prints_accuracy_and_time():
     result = run("demo", "--n-estimators", "50")
     assert result.returncode == 0, result.stderr
     assert "test accuracy 0.9" in result.stdout and " ms" in result.stdout
+    result = run("demo", "--dataset", "digits", "--n-estimators", "100", "--max-depth", "2")
+    assert result.returncode == 0, result.stderr
+    assert "10 classes" in result.stdout and "rebelboost REBEL" in result.stdout and "test accuracy 0.9" in result.stdout
 
 
 @pytest.fixture
