@@ -201,3 +201,21 @@ def test_core_rejects_bad_labels_and_dtypes(Xy):
         Xi = X.copy()
         Xi[1, 2] = np.inf
         _core.train(Xi, y.astype(np.int32), None, 2, "adaboost", 5, 1, 256, 1.0, 1)
+
+
+def test_predict_fast_path_agrees_with_the_general_path():
+    # Plain float ndarrays skip scikit-learn's validate_data (its ~100 us dominate small predictions):
+    # any layout or stride gives what a list of lists (the general path) gives, and inf is still refused.
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(300, 5))
+    X[rng.rand(*X.shape) < 0.05] = np.nan
+    clf = AdaBoostClassifier(n_estimators=15, max_depth=2).fit(X, X[:, 0] > 0)
+    reference = clf.decision_function(X[::-1].tolist())
+    wide = np.zeros((600, 10))
+    wide[::2, ::2] = X[::-1]
+    for view in (X[::-1], np.asfortranarray(X[::-1]), wide[::2, ::2], X[::-1].astype(np.float32).astype(np.float64)):
+        np.testing.assert_array_equal(clf.decision_function(view), reference)
+    with pytest.raises(ValueError, match="Input X contains infinity"):
+        clf.predict(np.where(X > 2, np.inf, X))
+    with pytest.raises(ValueError, match="X has 4 features, but AdaBoostClassifier is expecting 5"):
+        clf.predict(X[:, :4])
