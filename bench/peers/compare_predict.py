@@ -4,7 +4,7 @@ Raw scores (no probability transform) for 20 000 rows of make_classification (50
 of 200 trees of depth 1, 3 and 6 trained by each library on 100 000 rows (LightGBM: num_leaves = 2^depth and
 max_depth = depth; XGBoost: hist, max_depth = depth), and a 10-class model (REBEL / multiclass objectives)
 of 200 depth-3 trees. 1 thread each (--threads to change), best of 7 timed calls after a warm-up; the
-Python call overhead is included for everyone.
+Python call overhead is included for everyone. Also the latency of one row at a time (mean of 2 000 calls).
 
     OMP_WAIT_POLICY=passive python bench/peers/compare_predict.py [--threads 1]
 """
@@ -62,14 +62,25 @@ def main(argv=None):
                 "XGBoost": best_time(lambda: xg.predict(X_pred, output_margin=True)),
             }
             row = {"classes": n_classes, "depth": depth, **{k: 1e9 * v / len(X_pred) for k, v in timings.items()}}
+            # One row at a time (latency, Python call and input checks included): mean over 2 000 calls.
+            one = X_pred[:1]
+            for name, f in (("rebelboost", lambda: ours.decision_function(one)),
+                            ("LightGBM", lambda: lg.predict(one, raw_score=True)),
+                            ("XGBoost", lambda: xg.predict(one, output_margin=True))):
+                f()
+                start = time.perf_counter()
+                for _ in range(2000):
+                    f()
+                row[f"{name}_one_row_us"] = 1e6 * (time.perf_counter() - start) / 2000
             rows.append(row)
             print(row, flush=True)
     lines = [f"# Prediction speed, ns per row ({time.strftime('%Y-%m-%d')}, {t} thread(s), 20 000 rows x 50 float32, 200 trees)", "",
-             "| classes | depth | rebelboost | LightGBM | XGBoost | LightGBM / rebelboost | XGBoost / rebelboost |",
-             "|---|---|---|---|---|---|---|"]
+             "| classes | depth | rebelboost | LightGBM | XGBoost | LightGBM / rebelboost | XGBoost / rebelboost | one row (µs): rebelboost / LightGBM / XGBoost |",
+             "|---|---|---|---|---|---|---|---|"]
     for r in rows:
         lines.append(f"| {r['classes']} | {r['depth']} | {r['rebelboost']:.0f} | {r['LightGBM']:.0f} | {r['XGBoost']:.0f} | "
-                     f"{r['LightGBM'] / r['rebelboost']:.2f}x | {r['XGBoost'] / r['rebelboost']:.2f}x |")
+                     f"{r['LightGBM'] / r['rebelboost']:.2f}x | {r['XGBoost'] / r['rebelboost']:.2f}x | "
+                     f"{r['rebelboost_one_row_us']:.1f} / {r['LightGBM_one_row_us']:.1f} / {r['XGBoost_one_row_us']:.1f} |")
     write("predict_peers", lines, rows)
     return 0
 

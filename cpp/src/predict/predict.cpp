@@ -93,7 +93,9 @@ class FlatForest {
 
   // Worth building for n_rows rows? Building writes ~2^(d+1) entries per tree, the walk it replaces
   // costs a few ns per level and row; very deep hand-made trees (beyond the trainer's 8) keep the walk.
+  // A handful of rows always walks (not even the depths are worth computing for them).
   static bool pays(const Model& model, std::size_t n_trees, std::size_t n_rows) {
+    if (n_rows < kMinFlatRows) return false;
     int deepest = 0;
     for (std::size_t t = 0; t < n_trees; ++t) deepest = std::max(deepest, model.trees[t].depth());
     if (deepest > kMaxFlatDepth) return false;
@@ -101,6 +103,7 @@ class FlatForest {
   }
 
   static constexpr int kMaxFlatDepth = 12;
+  static constexpr std::size_t kMinFlatRows = 16;
 
  private:
   struct Entry {
