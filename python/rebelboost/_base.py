@@ -124,6 +124,13 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
         """Hook: extra keyword arguments for the core's train()."""
         return {}
 
+    def _fitted_metadata(self):
+        """Hook: fitted state beyond classes and features that the model file's metadata keeps (JSON)."""
+        return {}
+
+    def _restore_fitted_metadata(self, meta):
+        """Hook: set that state again from the metadata of a loaded file (ValueError/TypeError if bad)."""
+
     def _progress_callback(self):
         every = max(1, int(self.verbose) if self.verbose > 1 else 10)
         name = type(self).__name__

@@ -98,8 +98,17 @@ class REBELClassifier(BaseBoostingClassifier):
             if present.sum() < 2:
                 raise ValueError("sample_weight leaves only 1 class with positive weight; REBELClassifier needs 2.")
         self.cost_matrix_ = _check_cost_matrix(self._pending_cost, classes)
+
     def _core_extra(self):
         return {"cost_matrix": self.cost_matrix_}
+
+    def _fitted_metadata(self):
+        return {"cost_matrix": self.cost_matrix_.tolist()}
+
+    def _restore_fitted_metadata(self, meta):
+        # Files written before the costs were stored rebuild them from the parameters.
+        stored = meta["cost_matrix"] if "cost_matrix" in meta else self.cost_matrix
+        self.cost_matrix_ = _check_cost_matrix(stored, self.classes_)
 
     def decision_function(self, X):
         """Scores H(x), shape (n_samples, n_classes); predict is their argmax (the estimated minimum-risk class).

@@ -74,8 +74,7 @@ def _metadata(estimator):
         "n_features_in": int(estimator.n_features_in_),
         "rebelboost_version": _core.__version__,
     }
-    if hasattr(estimator, "cost_matrix_"):
-        meta["cost_matrix"] = estimator.cost_matrix_.tolist()
+    meta.update(estimator._fitted_metadata())
     if hasattr(estimator, "feature_names_in_"):
         meta["feature_names_in"] = [str(n) for n in estimator.feature_names_in_]
     return json.dumps(meta, sort_keys=True).encode("utf-8")
@@ -139,7 +138,8 @@ def _restore(model):
     if not isinstance(params, dict):
         raise _corrupt("'params' is not an object")
     # Parameters only matter for a refit, which validates them; unknown names are dropped.
-    estimator = cls(**{k: _from_plain(v) for k, v in params.items() if k in cls().get_params()})
+    known = cls().get_params()
+    estimator = cls(**{k: _from_plain(v) for k, v in params.items() if k in known})
     classes = _metadata_classes(meta)
     n_features = meta.get("n_features_in")
     if not isinstance(n_features, int) or isinstance(n_features, bool) or n_features != model.n_features:
@@ -151,15 +151,10 @@ def _restore(model):
         raise ModelFileError(f"model file lists {len(classes)} classes but the model predicts {n_classes_model}")
     estimator.classes_ = classes
     estimator.n_features_in_ = n_features
-    if name == "REBELClassifier":
-        from rebelboost.rebel import _check_cost_matrix
-
-        # The validated costs the model was trained with (files before they were stored: from the params).
-        stored = meta["cost_matrix"] if "cost_matrix" in meta else estimator.cost_matrix
-        try:
-            estimator.cost_matrix_ = _check_cost_matrix(stored, classes)
-        except (TypeError, ValueError) as exc:
-            raise _corrupt(f"bad cost matrix ({exc})") from None
+    try:
+        estimator._restore_fitted_metadata(meta)
+    except (TypeError, ValueError) as exc:
+        raise _corrupt(f"bad fitted state ({exc})") from None
     if "feature_names_in" in meta:
         names = meta["feature_names_in"]
         if not isinstance(names, list) or any(not isinstance(n, str) for n in names) or len(names) != n_features:

@@ -33,18 +33,14 @@ class RebelLoss final : public Loss {
     // c+ = sqrt(K-1)/2 c (c/||c||), so costs near 1e200 or 1e-200 neither overflow nor vanish.
     double cmax = 0.0;
     for (const double c : cost) cmax = std::max(cmax, c);
-    std::vector<double> cplus(K * K), cminus(K);
+    std::vector<double> cplus(K * K), cminus(K), row(K);
     const double root_k1 = std::sqrt(static_cast<double>(K - 1));
     for (std::size_t c = 0; c < K; ++c) {
-      const double* row = &cost[c * K];
       double rmax = 0.0, rel2 = 0.0;
-      for (std::size_t k = 0; k < K; ++k) rmax = std::max(rmax, row[k] / cmax);
-      for (std::size_t k = 0; k < K; ++k) rel2 += (row[k] / cmax / rmax) * (row[k] / cmax / rmax);
+      for (std::size_t k = 0; k < K; ++k) rmax = std::max(rmax, row[k] = cost[c * K + k] / cmax);
+      for (const double ck : row) rel2 += (ck / rmax) * (ck / rmax);
       const double norm = rmax * std::sqrt(rel2);
-      for (std::size_t k = 0; k < K; ++k) {
-        const double ck = row[k] / cmax;
-        cplus[c * K + k] = root_k1 / 2.0 * ck * (ck / norm);
-      }
+      for (std::size_t k = 0; k < K; ++k) cplus[c * K + k] = root_k1 / 2.0 * row[k] * (row[k] / norm);
       cminus[c] = norm / (2.0 * root_k1);
     }
     double total = 0.0;

@@ -32,10 +32,12 @@ std::ptrdiff_t n_blocks(std::size_t n_rows) { return static_cast<std::ptrdiff_t>
 // the leaf, so every row reaches a leaf with the value the node walk gives.
 class FlatForest {
  public:
-  FlatForest(const Model& model, std::size_t n_trees) : trees_(n_trees) {
+  // depths: Tree::depth() of the first depths.size() trees of the model, the ones flattened.
+  FlatForest(const Model& model, const std::vector<int>& depths) : trees_(depths.size()) {
+    const std::size_t n_trees = depths.size();
     std::size_t n_splits = 0, n_leaves = 0;
     for (std::size_t t = 0; t < n_trees; ++t) {
-      const int d = model.trees[t].depth();
+      const int d = depths[t];
       trees_[t] = {d, n_splits, n_leaves};
       n_splits += (std::size_t{1} << d) - 1;
       n_leaves += std::size_t{1} << d;
@@ -56,15 +58,19 @@ class FlatForest {
     const std::int8_t* leaf;
     std::size_t first_leaf;  // 2^depth - 1: the level-order position of leaf 0
 
+    // One level down from split i: 2 i + 1 (left) or 2 i + 2 (right), without a branch.
+    template <typename T>
+    std::size_t next(std::size_t i, const T* row, std::ptrdiff_t stride) const {
+      const T v = row[static_cast<std::ptrdiff_t>(feature[i]) * stride];
+      const unsigned left =
+          static_cast<unsigned>(static_cast<double>(v) <= threshold[i]) | (static_cast<unsigned>(v != v) & nan_left[i]);
+      return 2 * i + 2 - left;
+    }
+
     template <typename T>
     int output(const T* row, std::ptrdiff_t stride) const {
       std::size_t i = 0;
-      for (int level = 0; level < depth; ++level) {
-        const T v = row[static_cast<std::ptrdiff_t>(feature[i]) * stride];
-        const unsigned left =
-            static_cast<unsigned>(static_cast<double>(v) <= threshold[i]) | (static_cast<unsigned>(v != v) & nan_left[i]);
-        i = 2 * i + 2 - left;
-      }
+      for (int level = 0; level < depth; ++level) i = next(i, row, stride);
       return leaf[i - first_leaf];
     }
 
@@ -73,16 +79,13 @@ class FlatForest {
     void outputs(const T* const* rows, std::ptrdiff_t stride, int* out) const {
       std::size_t i[kLanes] = {};
       for (int level = 0; level < depth; ++level)
-        for (std::size_t j = 0; j < kLanes; ++j) {
-          const T v = rows[j][static_cast<std::ptrdiff_t>(feature[i[j]]) * stride];
-          const unsigned left = static_cast<unsigned>(static_cast<double>(v) <= threshold[i[j]]) |
-                                (static_cast<unsigned>(v != v) & nan_left[i[j]]);
-          i[j] = 2 * i[j] + 2 - left;
-        }
+        for (std::size_t j = 0; j < kLanes; ++j) i[j] = next(i[j], rows[j], stride);
       for (std::size_t j = 0; j < kLanes; ++j) out[j] = leaf[i[j] - first_leaf];
     }
   };
   static constexpr std::size_t kLanes = 8;
+
+  std::size_t size() const { return trees_.size(); }
 
   View tree(std::size_t t) const {
     const Entry& e = trees_[t];
@@ -91,15 +94,18 @@ class FlatForest {
             nan_left_.data() + e.split_offset, leaf_.data() + e.leaf_offset, first_leaf};
   }
 
-  // Worth building for n_rows rows? Building writes ~2^(d+1) entries per tree, the walk it replaces
-  // costs a few ns per level and row; very deep hand-made trees (beyond the trainer's 8) keep the walk.
-  // A handful of rows always walks (not even the depths are worth computing for them).
-  static bool pays(const Model& model, std::size_t n_trees, std::size_t n_rows) {
-    if (n_rows < kMinFlatRows) return false;
+  // The depths of the first n_trees trees if flattening them pays for n_rows rows, else empty. Building
+  // writes ~2^(d+1) entries per tree, the walk it replaces costs a few ns per level and row; very deep
+  // hand-made trees (beyond the trainer's 8) keep the walk, and so does a handful of rows (not even the
+  // depths are worth computing for them).
+  static std::vector<int> depths_if_it_pays(const Model& model, std::size_t n_trees, std::size_t n_rows) {
+    if (n_rows < kMinFlatRows || n_trees == 0) return {};
+    std::vector<int> depths(n_trees);
     int deepest = 0;
-    for (std::size_t t = 0; t < n_trees; ++t) deepest = std::max(deepest, model.trees[t].depth());
-    if (deepest > kMaxFlatDepth) return false;
-    return n_rows * 4 * static_cast<std::size_t>(std::max(deepest, 1)) >= (std::size_t{2} << deepest);
+    for (std::size_t t = 0; t < n_trees; ++t) deepest = std::max(deepest, depths[t] = model.trees[t].depth());
+    if (deepest > kMaxFlatDepth) return {};
+    if (n_rows * 4 * static_cast<std::size_t>(std::max(deepest, 1)) < (std::size_t{2} << deepest)) return {};
+    return depths;
   }
 
   static constexpr int kMaxFlatDepth = 12;
@@ -143,8 +149,8 @@ class FlatForest {
 template <typename T, typename Start, typename Visit>
 void for_each_output(const Model& model, const MatrixView<T>& X, std::size_t n_trees, int n_threads, Start&& start,
                      Visit&& visit) {
-  const bool flat = FlatForest::pays(model, n_trees, X.n_rows);
-  const FlatForest forest(model, flat ? n_trees : 0);
+  const FlatForest forest(model, FlatForest::depths_if_it_pays(model, n_trees, X.n_rows));
+  const bool flat = forest.size() > 0;  // all n_trees flattened, or none
   util::parallel_for(n_blocks(X.n_rows), n_threads, [&](std::ptrdiff_t b) {
     const std::size_t begin = static_cast<std::size_t>(b) * kRowBlock;
     const std::size_t end = std::min(X.n_rows, begin + kRowBlock);
