@@ -5,7 +5,7 @@
 #include <memory>
 
 #include "loss/binary_exp.hpp"
-#include "tree/histogram.hpp"
+#include "util/fixed_point.hpp"
 
 namespace rebelboost::loss {
 
@@ -21,7 +21,7 @@ class AdaBoostLoss final : public BinaryExpLoss {
  private:
   void refresh_search_weights(bool q_already_from_w) override {
     if (q_already_from_w) return;  // apply() wrote q = y w 2^52 in its pass
-    for (std::size_t i = 0; i < n_; ++i) q_[i] = tree::to_fixed_point(tree::kFixedPointScale * y_[i] * w_[i]);
+    for (std::size_t i = 0; i < n_; ++i) q_[i] = util::to_fixed_point(util::kFixedPointScale * y_[i] * w_[i]);
   }
   const std::vector<double>& search_weights() const override { return w_; }
 };

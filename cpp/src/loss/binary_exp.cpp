@@ -5,7 +5,7 @@
 #include <cmath>
 #include <vector>
 
-#include "tree/histogram.hpp"
+#include "util/fixed_point.hpp"
 #include "util/parallel.hpp"
 
 namespace rebelboost::loss {
@@ -104,13 +104,13 @@ double BinaryExpLoss::apply(const std::int8_t* f, double a, double right_w, doub
   double* w = w_.data();
   std::int64_t* q = q_.data();
   const std::int8_t* y = y_.data();
-  const double scale = tree::kFixedPointScale;
+  const double scale = util::kFixedPointScale;
   util::parallel_for(n_blocks(), pass_threads(), [&](std::ptrdiff_t b) {
     const std::size_t end = block_end(b);
     for (std::size_t i = block_begin(b); i < end; ++i) {
       const int margin = y[i] * (f ? f[i] : 1);
       w[i] *= margin > 0 ? shrink : grow;
-      q[i] = tree::to_fixed_point(scale * y[i] * w[i]);
+      q[i] = util::to_fixed_point(scale * y[i] * w[i]);
     }
   });
   z_ *= total;

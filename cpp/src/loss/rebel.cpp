@@ -14,7 +14,7 @@
 
 #include "loss/loss.hpp"
 #include "rebelboost/error.hpp"
-#include "tree/histogram.hpp"
+#include "util/fixed_point.hpp"
 #include "util/parallel.hpp"
 
 namespace rebelboost::loss {
@@ -70,12 +70,12 @@ class RebelLoss final : public Loss {
 
   const std::int64_t* root_vectors() override {
     // v_nk = w+_nk for k != y_n and w-_n in slot y_n (where w+ is 0 because c_yy = 0), fixed point.
-    const double scale = tree::kFixedPointScale;
+    const double scale = util::kFixedPointScale;
     util::parallel_for(n_blocks(), pass_threads(), [&](std::ptrdiff_t b) {
       const std::size_t end = block_end(b);
       for (std::size_t i = block_begin(b); i < end; ++i) {
-        for (std::size_t k = 0; k < K_; ++k) v_[i * K_ + k] = tree::to_fixed_point(scale * wplus_[i * K_ + k]);
-        v_[i * K_ + static_cast<std::size_t>(y_[i])] = tree::to_fixed_point(scale * wminus_[i]);
+        for (std::size_t k = 0; k < K_; ++k) v_[i * K_ + k] = util::to_fixed_point(scale * wplus_[i * K_ + k]);
+        v_[i * K_ + static_cast<std::size_t>(y_[i])] = util::to_fixed_point(scale * wminus_[i]);
       }
     });
     return v_.data();
@@ -104,8 +104,8 @@ class RebelLoss final : public Loss {
     });
     double total = 0.0;
     for (double v : block_abs) total += v;
-    const double scale = total > 0.0 ? tree::kFixedPointScale / total : 0.0;
-    for (std::size_t i = 0; i < n_; ++i) q_[i] = tree::to_fixed_point(scale * g[i]);
+    const double scale = total > 0.0 ? util::kFixedPointScale / total : 0.0;
+    for (std::size_t i = 0; i < n_; ++i) q_[i] = util::to_fixed_point(scale * g[i]);
     return q_.data();
   }
 

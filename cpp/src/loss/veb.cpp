@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "loss/binary_exp.hpp"
-#include "tree/histogram.hpp"
+#include "util/fixed_point.hpp"
 #include "util/parallel.hpp"
 
 namespace rebelboost::loss {
@@ -54,12 +54,12 @@ class VebLoss final : public BinaryExpLoss {
     }
     w2_over_s_ = total_w2s;
     // Pass 2: fixed-point split values y u 2^52 / sum(u).
-    const double scale = tree::kFixedPointScale / total_u;
+    const double scale = util::kFixedPointScale / total_u;
     std::int64_t* q = q_.data();
     const std::int8_t* y = y_.data();
     util::parallel_for(n_blocks(), pass_threads(), [&](std::ptrdiff_t b) {
       const std::size_t end = block_end(b);
-      for (std::size_t i = block_begin(b); i < end; ++i) q[i] = tree::to_fixed_point(scale * y[i] * u[i]);
+      for (std::size_t i = block_begin(b); i < end; ++i) q[i] = util::to_fixed_point(scale * y[i] * u[i]);
     });
   }
   const std::vector<double>& search_weights() const override { return u_; }

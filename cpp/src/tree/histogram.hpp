@@ -8,18 +8,15 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "util/fixed_point.hpp"
+
 namespace rebelboost::tree {
 
 inline constexpr int kHistBins = 256;
 
-// Fixed-point scale: values are round(v * 2^52) for v normalised so that sum |v| <= 1.
-inline constexpr double kFixedPointScale = 4503599627370496.0;  // 2^52
-
-// Rounds an already scaled value to the nearest integer, halves away from zero; inline and vectorisable
-// (std::llround is a libm call, which cost more than the histogram itself on wide, short data).
-inline std::int64_t to_fixed_point(double scaled) {
-  return static_cast<std::int64_t>(scaled + (scaled >= 0.0 ? 0.5 : -0.5));
-}
+// The fixed-point scale and rounding live with the losses' shared vocabulary.
+using util::kFixedPointScale;
+using util::to_fixed_point;
 
 // hist[codes[i]] += values[i] for i in [0, n). hist must be zeroed by the caller (or hold a partial sum).
 // Uses 4 interleaved copies so consecutive equal codes do not serialise on one store.
