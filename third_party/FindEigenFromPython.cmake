@@ -19,5 +19,10 @@ if(NOT TARGET Eigen3::Eigen)
       list(PREPEND CMAKE_PREFIX_PATH ${_rb_cmeel_prefixes})
     endif()
   endif()
-  find_package(Eigen3 3.3 CONFIG REQUIRED)
+  find_package(Eigen3 3.3 CONFIG QUIET)
+  if(NOT Eigen3_FOUND)
+    message(FATAL_ERROR "Eigen 3.3 or later was not found. Install it with `apt-get install libeigen3-dev` "
+                        "(Debian/Ubuntu) or `pip install cmeel-eigen` (any platform, into the Python that "
+                        "CMake finds), or pass -DEigen3_DIR=<folder holding Eigen3Config.cmake>.")
+  endif()
 endif()

@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
-import numbers
+from numbers import Integral, Real
 
 import numpy as np
 from scipy.special import expit
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from rebelboost import _core
-from rebelboost._validation import check_binary_classes, check_fit_data, check_predict_data, resolve_n_jobs
+from rebelboost._validation import (
+    MAX_ESTIMATORS,
+    check_binary_classes,
+    check_fit_data,
+    check_predict_data,
+    resolve_n_jobs,
+)
 
 __all__ = ["BaseBoostingClassifier", "BinaryBoostingClassifier"]
 
@@ -21,69 +28,62 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
     _loss = "adaboost"
 
     # ---- parameters ------------------------------------------------------------------------------
-    def _check_params(self):
-        def integer(name, low, high=None):
-            value = getattr(self, name)
-            if not isinstance(value, numbers.Integral) or isinstance(value, bool):
-                raise ValueError(f"{name} must be an integer, got {value!r}")
-            if value < low or (high is not None and value > high):
-                bounds = f"[{low}, {high}]" if high is not None else f">= {low}"
-                raise ValueError(f"{name} must be in {bounds}, got {value}")
-            return int(value)
+    # The one place where parameters are checked: scikit-learn's machinery applies these constraints in
+    # fit (through _fit_context) and validate_parameters() applies them to a model loaded from a file.
+    _parameter_constraints: dict = {
+        "n_estimators": [Interval(Integral, 1, MAX_ESTIMATORS, closed="both")],
+        "max_depth": [Interval(Integral, 1, 8, closed="both")],
+        "n_bins": [Interval(Integral, 3, 256, closed="both")],
+        "learning_rate": [Interval(Real, 0.0, None, closed="neither")],
+        "n_jobs": [Interval(Integral, None, -1, closed="right"), Interval(Integral, 1, None, closed="left"), None],
+        "random_state": ["random_state"],
+        "verbose": ["verbose"],
+        "quick": ["boolean", StrOptions({"auto"})],
+        "weight_trim": [Interval(Real, 0.0, 1.0, closed="right")],
+        "subsample": [Interval(Real, 0.0, 1.0, closed="right")],
+        "feature_fraction": [Interval(Real, 0.0, 1.0, closed="right")],
+        "criterion": [StrOptions({"loss", "gini"})],
+    }
 
-        n_estimators = integer("n_estimators", 1)
-        max_depth = integer("max_depth", 1, 8)
-        n_bins = integer("n_bins", 3, 256)
-        lr = self.learning_rate
-        if not isinstance(lr, numbers.Real) or isinstance(lr, bool) or not np.isfinite(lr) or lr <= 0:
-            raise ValueError(f"learning_rate must be a positive finite number, got {lr!r}")
-        if self.verbose is not None and (not isinstance(self.verbose, numbers.Integral) or self.verbose < 0):
-            raise ValueError(f"verbose must be a non-negative integer, got {self.verbose!r}")
-        quick = getattr(self, "quick", "auto")
-        if not (isinstance(quick, (bool, np.bool_)) or quick == "auto"):
-            raise ValueError(f"quick must be True, False or 'auto', got {quick!r}")
-        sampling = {}
-        for name in ("weight_trim", "subsample", "feature_fraction"):
-            value = getattr(self, name, 1.0)
-            if not isinstance(value, numbers.Real) or isinstance(value, bool) or not 0.0 < value <= 1.0:
-                raise ValueError(f"{name} must be a number in (0, 1], got {value!r}")
-            sampling[name] = float(value)
-        criterion = getattr(self, "criterion", "loss")
-        if criterion not in ("loss", "gini"):
-            raise ValueError(f"criterion must be 'loss' or 'gini', got {criterion!r}")
+    def _core_params(self):
+        """The validated parameters converted to the core's arguments."""
+        quick = self.quick
         return dict(
-            sampling=sampling,
-            criterion=0 if criterion == "loss" else 1,
-            quick=2 if quick == "auto" else int(bool(quick)),
-            n_estimators=n_estimators,
-            max_depth=max_depth,
-            n_bins=n_bins,
-            learning_rate=float(lr),
+            weight_trim=float(self.weight_trim),
+            subsample=float(self.subsample),
+            feature_fraction=float(self.feature_fraction),
+            criterion=0 if getattr(self, "criterion", "loss") == "loss" else 1,
+            quick=2 if isinstance(quick, str) else int(bool(quick)),
+            n_estimators=int(self.n_estimators),
+            max_depth=int(self.max_depth),
+            n_bins=int(self.n_bins),
+            learning_rate=float(self.learning_rate),
             n_threads=resolve_n_jobs(self.n_jobs),
         )
 
     def _bin_seed(self):
-        """random_state picks the rows used to find bin edges when n_samples > 200 000."""
+        """random_state picks the rows used to find bin edges when n_samples > 200 000 (-1: evenly spaced)."""
         rs = self.random_state
         if rs is None:
             return -1
-        if isinstance(rs, numbers.Integral) and not isinstance(rs, bool):
-            if rs < 0:
-                raise ValueError(f"random_state must be None, a non-negative int or a RandomState, got {rs}")
-            return int(rs)
         if isinstance(rs, np.random.RandomState):
             return int(rs.randint(0, 2**31 - 1))
-        raise ValueError(f"random_state must be None, a non-negative int or a RandomState, got {rs!r}")
+        return int(rs)
 
     # ---- fit -------------------------------------------------------------------------------------
     def _check_classes(self, classes, y_encoded, sample_weight, y):
         """Hook: binary estimators reject anything but 2 classes."""
 
-    def _fit(self, X, y, sample_weight, extra=None):
-        params = self._check_params()
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, sample_weight=None):
+        """Fit on X (n_samples, n_features; NaN = missing) and labels y of any type.
+
+        sample_weight : array of shape (n_samples,), optional; non-negative frequencies (weight 2 on a row
+        gives the model of the row twice).
+        """
+        params = self._core_params()
         X, y_encoded, classes, sample_weight = check_fit_data(self, X, y, sample_weight)
         self._check_classes(classes, y_encoded, sample_weight, y)
-        extra = {**(extra or {}), **self._core_extra()}
         callback = self._progress_callback() if self.verbose else None
         model, history, stop_reason = _core.train(
             X,
@@ -91,18 +91,11 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
             sample_weight,
             len(classes),
             self._loss,
-            params["n_estimators"],
-            params["max_depth"],
-            params["n_bins"],
-            params["learning_rate"],
-            params["n_threads"],
             bin_seed=self._bin_seed(),
-            quick=params["quick"],
-            criterion=params["criterion"],
             seed=max(0, self._bin_seed()),
-            **params["sampling"],
             callback=callback,
-            **extra,
+            **params,
+            **self._core_extra(),
         )
         self.classes_ = classes
         self._model = model

@@ -2,14 +2,28 @@
 
 from __future__ import annotations
 
-import numbers
 import os
+import warnings
 
 import numpy as np
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import _check_sample_weight, validate_data
 
-__all__ = ["check_fit_data", "check_predict_data", "resolve_n_jobs", "check_binary_classes"]
+__all__ = ["check_fit_data", "check_predict_data", "resolve_n_jobs", "check_binary_classes", "validate_parameters"]
+
+# Bounds on what a parameter may ask for (documented in the README).
+MAX_ESTIMATORS = 1_000_000  # trees: a model this large is already gigabytes
+MAX_THREADS_PER_CORE = 4    # n_jobs above this many threads per usable core is clamped
+
+
+def validate_parameters(estimator):
+    """Check every parameter of a rebelboost estimator against its ``_parameter_constraints``.
+
+    The same check fit runs first; ``rebelboost.load`` calls it on the parameters read from a file. Raises
+    scikit-learn's InvalidParameterError (a ValueError) naming the parameter, the allowed values and the
+    value given.
+    """
+    estimator._validate_params()
 
 
 def _as_float_matrix(X):
@@ -109,16 +123,29 @@ def check_predict_data(estimator, X):
     return _as_float_matrix(X)
 
 
-def resolve_n_jobs(n_jobs):
-    """Thread count for the core: None or -1 -> all usable cores; k > 0 -> k; -k -> cores + 1 - k."""
+def usable_cores():
+    """Cores this process may run on (its CPU affinity), at least 1."""
     try:
-        n_cpus = len(os.sched_getaffinity(0))
+        return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # pragma: no cover - not Linux
-        n_cpus = os.cpu_count() or 1
+        return os.cpu_count() or 1
+
+
+def resolve_n_jobs(n_jobs):
+    """Thread count for the core, scikit-learn's convention: None or -1 -> every usable core; k > 0 -> k;
+    -k -> cores + 1 - k (at least 1). More than MAX_THREADS_PER_CORE threads per usable core is clamped to
+    that, with a warning: beyond it threads only wait for cores, and asking the OpenMP runtime for
+    thousands of threads crashes it. (0 is refused by the parameter constraints.)
+    """
+    n_cpus = usable_cores()
     if n_jobs is None:
         return n_cpus
-    if not isinstance(n_jobs, numbers.Integral) or isinstance(n_jobs, bool) or n_jobs == 0:
-        raise ValueError(f"n_jobs must be None or a non-zero integer, got {n_jobs!r}")
+    n_jobs = int(n_jobs)
     if n_jobs < 0:
-        return max(1, n_cpus + 1 + int(n_jobs))
-    return int(n_jobs)
+        return max(1, n_cpus + 1 + n_jobs)
+    limit = MAX_THREADS_PER_CORE * n_cpus
+    if n_jobs > limit:
+        warnings.warn(f"n_jobs={n_jobs} is more than {MAX_THREADS_PER_CORE} threads for each of the {n_cpus} usable "
+                      f"cores; using {limit} threads", UserWarning, stacklevel=3)
+        return limit
+    return n_jobs

@@ -98,7 +98,3 @@ class AdaBoostClassifier(BinaryBoostingClassifier):
         self.subsample = subsample
         self.feature_fraction = feature_fraction
         self.criterion = criterion
-
-    def fit(self, X, y, sample_weight=None):
-        """Fit on X (n_samples, n_features; NaN = missing) and binary labels y of any type."""
-        return self._fit(X, y, sample_weight)

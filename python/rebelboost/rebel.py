@@ -53,6 +53,10 @@ class REBELClassifier(BaseBoostingClassifier):
     """
 
     _loss = "rebel"
+    _parameter_constraints: dict = {
+        **{k: v for k, v in BaseBoostingClassifier._parameter_constraints.items() if k != "criterion"},
+        "cost_matrix": ["array-like", dict, None],
+    }
 
     def __init__(
         self,
@@ -82,14 +86,6 @@ class REBELClassifier(BaseBoostingClassifier):
         self.subsample = subsample
         self.feature_fraction = feature_fraction
 
-    def fit(self, X, y, sample_weight=None):
-        """Fit on X (NaN = missing) and labels y of any type (2 or more classes)."""
-        self._pending_cost = self.cost_matrix
-        try:
-            return self._fit(X, y, sample_weight)
-        finally:
-            del self._pending_cost
-
     def _check_classes(self, classes, y_encoded, sample_weight, y):
         if len(classes) < 2:
             raise ValueError(f"y has only 1 class ({classes[0]!r}); REBELClassifier needs at least 2 classes to train.")
@@ -97,7 +93,7 @@ class REBELClassifier(BaseBoostingClassifier):
             present = np.bincount(y_encoded, weights=sample_weight, minlength=len(classes)) > 0
             if present.sum() < 2:
                 raise ValueError("sample_weight leaves only 1 class with positive weight; REBELClassifier needs 2.")
-        self.cost_matrix_ = _check_cost_matrix(self._pending_cost, classes)
+        self.cost_matrix_ = _check_cost_matrix(self.cost_matrix, classes)
 
     def _core_extra(self):
         return {"cost_matrix": self.cost_matrix_}

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-import numbers
+from numbers import Real
+
+from sklearn.utils._param_validation import Interval
 
 from rebelboost._base import BinaryBoostingClassifier
 
@@ -34,6 +36,10 @@ class VEBBoostClassifier(BinaryBoostingClassifier):
     """
 
     _loss = "veb"
+    _parameter_constraints: dict = {
+        **BinaryBoostingClassifier._parameter_constraints,
+        "lam": [Interval(Real, 0.0, 1.0, closed="both")],
+    }
 
     def __init__(
         self,
@@ -65,9 +71,5 @@ class VEBBoostClassifier(BinaryBoostingClassifier):
         self.feature_fraction = feature_fraction
         self.criterion = criterion
 
-    def fit(self, X, y, sample_weight=None):
-        """Fit on X (NaN = missing) and binary labels y of any type."""
-        lam = self.lam
-        if not isinstance(lam, numbers.Real) or isinstance(lam, bool) or not 0.0 <= lam <= 1.0:
-            raise ValueError(f"lam must be a number in [0, 1], got {lam!r}")
-        return self._fit(X, y, sample_weight, extra={"veb_lambda": float(lam)})
+    def _core_extra(self):
+        return {"veb_lambda": float(self.lam)}

@@ -133,27 +133,69 @@ def test_sample_weight_shape_and_sum(Xy):
                                "adaboost", 5, 1, 256, 1.0, 1)
 
 
+def _in(low, high):
+    return re.escape(f"must be an int in the range [{low}, {high}]")
+
+
 @pytest.mark.parametrize(
     "param, value, message",
     [
-        ("n_estimators", 0, "n_estimators must be in"),
-        ("n_estimators", 2.5, "n_estimators must be an integer"),
-        ("max_depth", 0, r"max_depth must be in \[1, 8\]"),
-        ("max_depth", 9, r"max_depth must be in \[1, 8\]"),
-        ("n_bins", 2, r"n_bins must be in \[3, 256\]"),
-        ("n_bins", 257, r"n_bins must be in \[3, 256\]"),
-        ("learning_rate", 0.0, "learning_rate must be a positive finite number"),
-        ("learning_rate", np.nan, "learning_rate must be a positive finite number"),
-        ("n_jobs", 0, "n_jobs must be None or a non-zero integer"),
-        ("random_state", -3, "random_state must be"),
-        ("random_state", "seed", "random_state must be"),
-        ("verbose", -1, "verbose must be a non-negative integer"),
+        ("n_estimators", 0, _in(1, 1000000) + r". Got 0 instead"),
+        ("n_estimators", 10**10, _in(1, 1000000) + r". Got 10000000000 instead"),  # not pybind11's TypeError
+        ("n_estimators", 2.5, _in(1, 1000000)),
+        ("max_depth", 0, _in(1, 8)),
+        ("max_depth", 9, _in(1, 8)),
+        ("max_depth", -(2**70), _in(1, 8)),
+        ("n_bins", 2, _in(3, 256)),
+        ("n_bins", 257, _in(3, 256)),
+        ("learning_rate", 0.0, re.escape("must be a float in the range (0.0, inf)")),
+        ("learning_rate", np.nan, "Got nan instead"),
+        ("learning_rate", np.inf, "Got inf instead"),
+        ("n_jobs", 0, re.escape("must be an int in the range (-inf, -1], an int in the range [1, inf) or None")),
+        ("n_jobs", 1.5, "Got 1.5 instead"),
+        ("random_state", -3, "Got -3 instead"),
+        ("random_state", "seed", "Got 'seed' instead"),
+        ("verbose", -1, "Got -1 instead"),
+        ("quick", "yes", "Got 'yes' instead"),
+        ("criterion", "entropy", re.escape("must be a str among {")),
+        ("subsample", 0.0, re.escape("must be a float in the range (0.0, 1.0]")),
     ],
 )
 def test_bad_parameters(Xy, param, value, message):
     X, y = Xy
-    with pytest.raises(ValueError, match=message):
+    with pytest.raises(ValueError, match=f"The '{param}' parameter of AdaBoostClassifier " + ".*" + message):
         fit(X, y, **{param: value})
+
+
+def test_parameter_errors_name_every_estimator(Xy):
+    from rebelboost import REBELClassifier, VEBBoostClassifier
+
+    X, y = Xy
+    with pytest.raises(ValueError, match=re.escape("The 'lam' parameter of VEBBoostClassifier must be a float in the "
+                                                   "range [0.0, 1.0]. Got 1.5 instead.")):
+        VEBBoostClassifier(lam=1.5).fit(X, y)
+    with pytest.raises(ValueError, match="The 'cost_matrix' parameter of REBELClassifier"):
+        REBELClassifier(cost_matrix="uniform").fit(X, y)
+    # validate_parameters is the same check, for parameters that did not come through __init__ (a file).
+    clf = AdaBoostClassifier()
+    clf.max_depth = 12
+    with pytest.raises(ValueError, match=_in(1, 8)):
+        rebelboost._validation.validate_parameters(clf)
+
+
+def test_huge_n_jobs_is_clamped_not_a_crash(Xy):
+    # Asking OpenMP for a million threads crashed in libgomp (SIGSEGV): now clamped to 4 per core, with a warning.
+    from rebelboost._validation import MAX_THREADS_PER_CORE, resolve_n_jobs, usable_cores
+
+    X, y = Xy
+    limit = MAX_THREADS_PER_CORE * usable_cores()
+    with pytest.warns(UserWarning, match=f"n_jobs=1000000 .*; using {limit} threads"):
+        clf = AdaBoostClassifier(n_estimators=5, n_jobs=10**6).fit(X, y)
+    reference = AdaBoostClassifier(n_estimators=5, n_jobs=1).fit(X, y)
+    assert clf._model.to_bytes() == reference._model.to_bytes()
+    assert resolve_n_jobs(None) == resolve_n_jobs(-1) == usable_cores()
+    assert resolve_n_jobs(-(10**9)) == 1 and resolve_n_jobs(limit) == limit
+    assert resolve_n_jobs(-2) == max(1, usable_cores() - 1)
 
 
 def test_non_numeric_features(Xy):

@@ -73,7 +73,7 @@ def test_stops_without_edge_and_rejects_bad_lam():
     clf = VEBBoostClassifier(n_estimators=10).fit(X, y)
     assert clf.n_estimators_ == 0 and clf.fit_info_["stop_reason"] == "no_edge"
     for lam in (-0.1, 1.5, np.nan, "x"):
-        with pytest.raises(ValueError, match="lam must be a number in"):
+        with pytest.raises(ValueError, match=r"The .lam. parameter of VEBBoostClassifier must be a float in the range \[0.0, 1.0\]"):
             VEBBoostClassifier(lam=lam).fit(*data(0))
     with pytest.raises(ValueError, match="Only binary classification is supported"):
         VEBBoostClassifier().fit(X, np.arange(20) % 3)

@@ -11,7 +11,8 @@
 namespace rebelboost {
 
 // Writes H(x) = a_0 + sum_{t < n_trees} f_t(x) a_t for every row into out[row * K + k].
-// Rows are processed in parallel with n_threads (<= 0: all cores); the result does not depend on it.
+// Rows are processed in parallel with n_threads (<= 0: all cores; at most 4 per core); the result does not
+// depend on it.
 // Throws InvalidArgument if X has the wrong number of columns.
 template <typename T>
 void decision_function(const Model& model, MatrixView<T> X, double* out, int n_threads,

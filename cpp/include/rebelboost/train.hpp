@@ -17,7 +17,7 @@ struct TrainParams {
   int max_depth = 1;              // 1..8
   int n_bins = 256;               // value bins + 1 missing bin, 3..256
   double learning_rate = 1.0;     // shrinkage multiplying every step a_t (0 < lr)
-  int n_threads = 0;              // <= 0: all cores; the model never depends on it
+  int n_threads = 0;              // <= 0: all cores; at most 4 per core; the model never depends on it
   std::size_t bin_subsample = 200000;  // rows used to find bin edges when there are more
   std::int64_t bin_seed = -1;          // < 0: evenly spaced rows; >= 0: seeded random rows
   // QuickBoost (thesis Ch. 3): prune features whose preliminary error on the heaviest rows already

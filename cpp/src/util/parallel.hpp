@@ -9,11 +9,16 @@
 
 namespace rebelboost::util {
 
-// <= 0 means every core OpenMP reports.
+// Threads per core beyond which a request is clamped: more only wait for cores, and asking the OpenMP
+// runtime for thousands of threads crashes it. The Python layer warns before it clamps.
+inline constexpr int kMaxThreadsPerCore = 4;
+
+// <= 0 means every core OpenMP reports; more than kMaxThreadsPerCore per core is clamped to that.
 inline int resolve_threads(int n_threads) {
-  if (n_threads > 0) return n_threads;
-  const int n = omp_get_num_procs();
-  return n > 0 ? n : 1;
+  const int procs = omp_get_num_procs();
+  const int cores = procs > 0 ? procs : 1;
+  if (n_threads <= 0) return cores;
+  return n_threads > kMaxThreadsPerCore * cores ? kMaxThreadsPerCore * cores : n_threads;
 }
 
 // Index of the calling thread inside parallel_for (0 outside): for per-thread scratch buffers, which must
