@@ -64,4 +64,19 @@ inline std::vector<std::int32_t> noisy_labels(const Dense<double>& X, std::uint6
   return y;
 }
 
+// REBEL-style signed weights s_nk = y_nk w_nk (n x K row-major) for random labels in [0, K): w_nk > 0
+// log-uniform over `spread` decades, negative in the slot of the label (y_nk = 1 - 2 delta_{y_n}).
+inline std::vector<double> random_signed_weights(std::size_t n, std::size_t K, std::uint64_t seed,
+                                                 double spread = 2.0, std::vector<std::int32_t>* labels = nullptr) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  std::vector<double> s(n * K);
+  for (std::size_t r = 0; r < n; ++r) {
+    const auto y = static_cast<std::size_t>(rng() % K);
+    if (labels) labels->push_back(static_cast<std::int32_t>(y));
+    for (std::size_t k = 0; k < K; ++k) s[r * K + k] = (k == y ? -1.0 : 1.0) * std::pow(10.0, -spread * unit(rng));
+  }
+  return s;
+}
+
 }  // namespace rebelboost::testing

@@ -1,4 +1,5 @@
-// The trained ensemble: bias a_0 plus T trees with +-1 leaves and one step vector each (DESIGN "Model").
+// The trained ensemble: bias a_0 plus T weak learners, each with a step vector: trees with +-1 leaves, or
+// Localized Similarities with real outputs in [-1, 1] (DESIGN "Model", "Weak learners").
 #pragma once
 
 #include <cstddef>
@@ -16,6 +17,14 @@ enum class LossKind : std::uint32_t {
 };
 
 const char* loss_name(LossKind loss);
+
+// The family of every weak learner of a model (one family per model).
+enum class LearnerKind : std::uint32_t {
+  kTree = 0,        // binary trees on raw feature values (Model::trees)
+  kSimilarity = 1,  // Localized Similarities on standardised features (Model::similarities)
+};
+
+const char* learner_name(LearnerKind learner);
 
 // Upper bound on nodes per tree (a full tree of depth 8 has 511); loaders reject larger trees.
 inline constexpr std::size_t kMaxTreeNodes = 511;
@@ -51,6 +60,21 @@ struct Tree {
   }
 
   int depth() const;
+};
+
+// A Localized Similarity (thesis §5.4) on standardised features z = (x - feature_mean) / feature_scale,
+// comparing z to one or two anchors (rows of Model::anchors, D_a = ||z - anchor_a||^2):
+//   kConstant  f = 1 (the homogeneous learner)
+//   kOnePoint  f = (tau - D_i) / (tau + D_i)                      in (-1, 1], +1 at anchor i
+//   kTwoPoint  f = c q <d, z - m> / (4 q^2 + ||z - m||^4)         in [-1, 1], about +-0.99 at the anchors
+//              d = (a_i - a_j) / 2, m = (a_i + a_j) / 2, q = ||d||^2, c = 16 / (3 (4/3)^(1/4)) (max |f| = 1)
+struct Similarity {
+  enum class Kind : std::uint32_t { kConstant = 0, kOnePoint = 1, kTwoPoint = 2 };
+  Kind kind = Kind::kConstant;
+  std::uint32_t anchor_i = 0;  // index into Model::anchor_rows (kOnePoint, kTwoPoint)
+  std::uint32_t anchor_j = 0;  // idem (kTwoPoint); 0 when unused
+  double tau = 0.0;            // kOnePoint: threshold on D_i (> 0); 0 otherwise
+  std::vector<double> step;    // K entries
 };
 
 struct Model {

@@ -11,6 +11,29 @@
 
 namespace rebelboost {
 
+// How the step vector of a real-valued learner (a Localized Similarity) is chosen, and how candidate
+// learners are compared.
+enum class StepRule : std::int32_t {
+  // Per class, the exact minimiser of REBEL's loss along f (1-D convex: safeguarded Newton), smoothed like
+  // the closed form; candidates ranked by sum_k sqrt(S_k^2 - r_k^2) (r_k = sum_n s_nk f_n), the loss the
+  // exact step is guaranteed to reach. The training loss falls every iteration.
+  kExact = 0,
+  // The thesis's Eq. 5.3 as written: candidates ranked and the step taken in closed form on sign(f),
+  // then the real f applied. No guarantee that the loss falls.
+  kSign = 1,
+};
+
+// Localized Similarities (thesis Ch. 5), used when TrainParams::learner is kSimilarity (REBEL only).
+struct SimilarityParams {
+  StepRule step_rule = StepRule::kExact;
+  // One-point learners: tau = tau_ratio * (squared distance from the anchor to its nearest distinct
+  // training point), in (0, 1): below it, the anchor is isolated (f > 0 there only).
+  double tau_ratio = 0.5;
+  // Two-point candidates visited per iteration (steps 4-6 of §5.4); 0: until every point of the other
+  // binarized class has been removed.
+  int max_candidates = 0;
+};
+
 struct TrainParams {
   LossKind loss = LossKind::kAdaBoost;
   int n_estimators = 200;

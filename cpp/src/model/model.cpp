@@ -18,6 +18,14 @@ const char* loss_name(LossKind loss) {
   return "unknown";
 }
 
+const char* learner_name(LearnerKind learner) {
+  switch (learner) {
+    case LearnerKind::kTree: return "tree";
+    case LearnerKind::kSimilarity: return "similarity";
+  }
+  return "unknown";
+}
+
 int Tree::depth() const {
   // Children always have larger indices than their parent, so one forward pass finds every depth. No
   // allocation for trees within the loaders' limit (prediction asks for every tree's depth per call).

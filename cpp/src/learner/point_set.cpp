@@ -1,0 +1,89 @@
+// Squared distances between standardised training points: Eigen products in fixed row blocks.
+#include "learner/point_set.hpp"
+
+#include <Eigen/Core>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+#include "model/similarity_function.hpp"
+#include "util/parallel.hpp"
+
+namespace rebelboost::learner {
+
+namespace {
+
+using RowMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+}  // namespace
+
+PointSet::PointSet(std::vector<double> points, std::size_t n, std::size_t d, int n_threads)
+    : points_(std::move(points)), n_(n), d_(d), n_threads_(n_threads), norms_(n), group_(n) {
+  const std::vector<double> origin(d_, 0.0);
+  for (std::size_t m = 0; m < n_; ++m) norms_[m] = similarity::squared_distance(point(m), origin.data(), d_);
+  // Coincident points: sort indices by their coordinates (lexicographic, index on ties), then equal runs
+  // form a group named after its smallest index.
+  std::vector<std::uint32_t> order(n_);
+  std::iota(order.begin(), order.end(), 0u);
+  auto less = [&](std::uint32_t a, std::uint32_t b) {
+    const double* xa = point(a);
+    const double* xb = point(b);
+    for (std::size_t k = 0; k < d_; ++k)
+      if (xa[k] != xb[k]) return xa[k] < xb[k];
+    return a < b;
+  };
+  std::sort(order.begin(), order.end(), less);
+  for (std::size_t r = 0; r < n_;) {
+    std::size_t end = r + 1;
+    while (end < n_ && std::equal(point(order[r]), point(order[r]) + d_, point(order[end]))) ++end;
+    for (std::size_t s = r; s < end; ++s) group_[order[s]] = order[r];  // order[r]: smallest index of the run
+    ++n_groups_;
+    r = end;
+  }
+}
+
+void PointSet::squared_distances(std::size_t j, double* out) const {
+  const Eigen::Map<const RowMatrix> X(points_.data(), static_cast<Eigen::Index>(n_), static_cast<Eigen::Index>(d_));
+  const Eigen::Map<const Eigen::VectorXd> xj(point(j), static_cast<Eigen::Index>(d_));
+  const auto n_blocks = static_cast<std::ptrdiff_t>((n_ + kBlock - 1) / kBlock);
+  const int threads = n_ * d_ >= (std::size_t{1} << 17) ? n_threads_ : 1;
+  util::parallel_for(n_blocks, threads, [&](std::ptrdiff_t b) {
+    const auto begin = static_cast<Eigen::Index>(static_cast<std::size_t>(b) * kBlock);
+    const auto len = std::min<Eigen::Index>(static_cast<Eigen::Index>(kBlock), static_cast<Eigen::Index>(n_) - begin);
+    Eigen::Map<Eigen::VectorXd> o(out + begin, len);
+    o.noalias() = X.middleRows(begin, len) * xj;  // <x_m, x_j>
+    for (Eigen::Index r = 0; r < len; ++r) {
+      const auto m = static_cast<std::size_t>(begin + r);
+      const double v = norms_[m] + norms_[j] - 2.0 * o[r];
+      o[r] = group_[m] == group_[j] ? 0.0 : std::max(0.0, v);
+    }
+  });
+}
+
+double PointSet::exact_squared_distance(std::size_t a, std::size_t b) const {
+  return similarity::squared_distance(point(a), point(b), d_);
+}
+
+double PointSet::rounding_bound(std::size_t a, std::size_t b) const {
+  return 4.0 * static_cast<double>(d_ + 2) * std::numeric_limits<double>::epsilon() * (norms_[a] + norms_[b]);
+}
+
+double PointSet::nearest_distinct(std::size_t i, const double* column) const {
+  // Exact distances e and expanded ones c satisfy |c - e| <= bound, so every point nearer than the
+  // expanded minimum's exact distance has c <= min_c + 2 bound: recompute exactly those only.
+  std::size_t nearest = n_;
+  for (std::size_t m = 0; m < n_; ++m)
+    if (group_[m] != group_[i] && (nearest == n_ || column[m] < column[nearest])) nearest = m;
+  double best = std::numeric_limits<double>::infinity();
+  if (nearest == n_) return best;
+  // e_m < e_nearest implies c_m <= e_m + b_m < e_nearest + b_m <= c_nearest + b_nearest + b_m.
+  const double reach = column[nearest] + rounding_bound(i, nearest);
+  for (std::size_t m = 0; m < n_; ++m)
+    if (group_[m] != group_[i] && column[m] <= reach + rounding_bound(i, m))
+      best = std::min(best, exact_squared_distance(i, m));
+  return best;
+}
+
+}  // namespace rebelboost::learner

@@ -1,0 +1,158 @@
+// Steps 0-6 of §5.4: homogeneous, best isolating one-point, then two-point learners toward x_i.
+#include "learner/similarity_select.hpp"
+
+#include <Eigen/Core>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "learner/binarize.hpp"
+#include "model/similarity_function.hpp"
+#include "util/parallel.hpp"
+
+namespace rebelboost::learner {
+
+namespace {
+
+using RowMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+constexpr std::size_t kBlock = 4096;
+
+// sum_k sqrt(S_k^2 - r_k^2) = sum_k sqrt((S_k - r_k)(S_k + r_k)), clamped at 0 (rounding).
+double bound_from_edges(const Eigen::VectorXd& total, const Eigen::VectorXd& edge) {
+  double loss = 0.0;
+  for (Eigen::Index k = 0; k < total.size(); ++k)
+    loss += std::sqrt(std::max(0.0, (total[k] - edge[k]) * (total[k] + edge[k])));
+  return loss;
+}
+
+// r = S^T g over fixed blocks of rows, added in block order.
+Eigen::VectorXd edges(const double* signed_weights, std::size_t n, std::size_t K, const double* g, int n_threads) {
+  const auto k = static_cast<Eigen::Index>(K);
+  const Eigen::Map<const RowMatrix> S(signed_weights, static_cast<Eigen::Index>(n), k);
+  const auto n_blocks = static_cast<std::ptrdiff_t>((n + kBlock - 1) / kBlock);
+  std::vector<Eigen::VectorXd> partial(static_cast<std::size_t>(n_blocks));
+  util::parallel_for(n_blocks, n * K >= (std::size_t{1} << 18) ? n_threads : 1, [&](std::ptrdiff_t b) {
+    const auto begin = static_cast<Eigen::Index>(static_cast<std::size_t>(b) * kBlock);
+    const auto len = std::min<Eigen::Index>(static_cast<Eigen::Index>(kBlock), static_cast<Eigen::Index>(n) - begin);
+    const Eigen::Map<const Eigen::VectorXd> gb(g + begin, len);
+    partial[static_cast<std::size_t>(b)] = S.middleRows(begin, len).transpose() * gb;
+  });
+  Eigen::VectorXd r = Eigen::VectorXd::Zero(k);
+  for (const Eigen::VectorXd& p : partial) r += p;
+  return r;
+}
+
+Eigen::VectorXd absolute_totals(const double* signed_weights, std::size_t n, std::size_t K) {
+  Eigen::VectorXd total = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(K));
+  for (std::size_t m = 0; m < n; ++m)
+    for (std::size_t k = 0; k < K; ++k) total[static_cast<Eigen::Index>(k)] += std::fabs(signed_weights[m * K + k]);
+  return total;
+}
+
+}  // namespace
+
+double similarity_score(const double* signed_weights, std::size_t n, std::size_t K, const double* f, StepRule rule,
+                        int n_threads) {
+  std::vector<double> sign;
+  const double* g = f;
+  if (rule == StepRule::kSign) {
+    sign.resize(n);
+    for (std::size_t m = 0; m < n; ++m) sign[m] = f[m] >= 0.0 ? 1.0 : -1.0;
+    g = sign.data();
+  }
+  return bound_from_edges(absolute_totals(signed_weights, n, K), edges(signed_weights, n, K, g, n_threads));
+}
+
+std::size_t best_isolated_point(const PointSet& points, const double* signed_weights, std::size_t K) {
+  const std::size_t n = points.size();
+  if (points.n_groups() < 2) return n;
+  const auto k = static_cast<Eigen::Index>(K);
+  const Eigen::VectorXd total = absolute_totals(signed_weights, n, K);
+  // Group sums G_k (in the slot of the group's smallest index) and R_k = sum_n s_nk; the ideal isolation
+  // of group G has edge r_k = 2 G_k - R_k.
+  std::vector<double> group_sum(signed_weights, signed_weights + n * K);
+  Eigen::VectorXd all = Eigen::VectorXd::Zero(k);
+  for (std::size_t m = 0; m < n; ++m) {
+    const std::size_t g = points.group(m);
+    for (std::size_t c = 0; c < K; ++c) {
+      all[static_cast<Eigen::Index>(c)] += signed_weights[m * K + c];
+      if (g != m) group_sum[g * K + c] += signed_weights[m * K + c];
+    }
+  }
+  std::size_t best = n;
+  double best_loss = std::numeric_limits<double>::infinity();
+  Eigen::VectorXd edge(k);
+  for (std::size_t m = 0; m < n; ++m) {
+    if (points.group(m) != m) continue;
+    for (Eigen::Index c = 0; c < k; ++c) edge[c] = 2.0 * group_sum[m * K + static_cast<std::size_t>(c)] - all[c];
+    const double loss = bound_from_edges(total, edge);
+    if (loss < best_loss) {
+      best_loss = loss;
+      best = m;
+    }
+  }
+  return best;
+}
+
+SimilaritySelector::SimilaritySelector(const PointSet& points, std::size_t K, const SimilarityParams& params,
+                                       int n_threads)
+    : points_(points), K_(K), params_(params), n_threads_(n_threads), f_(points.size()), d_i_(points.size()),
+      d_j_(points.size()), removed_(points.size()) {}
+
+void SimilaritySelector::consider(SimilaritySelection& selection, const double* signed_weights,
+                                  Similarity::Kind kind, std::uint32_t i, std::uint32_t j, double tau) {
+  const double score = similarity_score(signed_weights, points_.size(), K_, f_.data(), params_.step_rule, n_threads_);
+  SimilarityCandidate& best = selection.best;
+  if (!(score < best.score)) return;
+  best.kind = kind;
+  best.i = i;
+  best.j = j;
+  best.tau = tau;
+  best.score = score;
+  best.outputs = f_;
+}
+
+SimilaritySelection SimilaritySelector::select(const double* signed_weights) {
+  const std::size_t n = points_.size();
+  SimilaritySelection out;
+  // Step 0: the homogeneous learner.
+  std::fill(f_.begin(), f_.end(), 1.0);
+  out.best.score = std::numeric_limits<double>::infinity();
+  consider(out, signed_weights, Similarity::Kind::kConstant, 0, 0, 0.0);
+
+  // Steps 1-3: binarize, isolate the best point.
+  const Binarization binary = binarize(signed_weights, n, K_, n_threads_);
+  const std::size_t i = best_isolated_point(points_, signed_weights, K_);
+  if (i == n) return out;
+  const auto anchor_i = static_cast<std::uint32_t>(i);
+  points_.squared_distances(i, d_i_.data());
+  const double tau = params_.tau_ratio * points_.nearest_distinct(i, d_i_.data());
+  for (std::size_t m = 0; m < n; ++m) f_[m] = similarity::one_point(tau, d_i_[m]);
+  consider(out, signed_weights, Similarity::Kind::kOnePoint, anchor_i, 0, tau);
+
+  // Steps 4-6: the other binarized class by distance to x_i (index on ties), nearest first.
+  order_.clear();
+  for (std::size_t m = 0; m < n; ++m)
+    if (binary.side[m] != binary.side[i] && points_.group(m) != points_.group(i))
+      order_.push_back(static_cast<std::uint32_t>(m));
+  std::sort(order_.begin(), order_.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return d_i_[a] != d_i_[b] ? d_i_[a] < d_i_[b] : a < b;
+  });
+  std::fill(removed_.begin(), removed_.end(), 0);
+  for (const std::uint32_t j : order_) {
+    if (removed_[j]) continue;
+    if (params_.max_candidates > 0 && out.candidates >= params_.max_candidates) break;
+    ++out.candidates;
+    const double q = 0.25 * points_.exact_squared_distance(i, j);
+    points_.squared_distances(j, d_j_.data());
+    for (std::size_t m = 0; m < n; ++m) f_[m] = similarity::two_point(q, d_i_[m], d_j_[m]);
+    consider(out, signed_weights, Similarity::Kind::kTwoPoint, anchor_i, j, 0.0);
+    const double similar_enough = 0.5 * f_[j];  // footnote 3: f_ij(x_n) <= f_ij(x_j) / 2
+    for (std::size_t m = 0; m < n; ++m)
+      if (f_[m] <= similar_enough) removed_[m] = 1;
+  }
+  return out;
+}
+
+}  // namespace rebelboost::learner

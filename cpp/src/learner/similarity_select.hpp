@@ -1,0 +1,74 @@
+// Selection of one Localized Similarity per boosting iteration (thesis §5.4, steps 0-6).
+//
+//   0. the homogeneous learner f = 1
+//   1. binarize the classes (binarize.hpp)
+//   2. the point x_i whose ideal isolation (+1 at x_i, -1 elsewhere) lowers the loss most, as the
+//      one-point learner with tau = tau_ratio * (squared distance to x_i's nearest distinct point)
+//   3. keep the better of 0 and 2
+//   4. x_j = the nearest point to x_i of the other binarized class not yet removed
+//   5. the two-point learner (x_i, x_j); keep it if better
+//   6. remove every point with f_ij(x_n) <= f_ij(x_j) / 2 (footnote 3); back to 4 until none is left
+// Each two-point candidate costs one column of squared distances (O(N d)) and one score (O(N K)).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "learner/point_set.hpp"
+#include "rebelboost/model.hpp"
+#include "rebelboost/train.hpp"
+
+namespace rebelboost::learner {
+
+struct SimilarityCandidate {
+  Similarity::Kind kind = Similarity::Kind::kConstant;
+  std::uint32_t i = 0;          // anchor rows in the PointSet (kOnePoint, kTwoPoint)
+  std::uint32_t j = 0;          // kTwoPoint
+  double tau = 0.0;             // kOnePoint
+  double score = 0.0;           // similarity_score of the outputs (smaller is better)
+  std::vector<double> outputs;  // f(x_n) on the training points
+};
+
+struct SimilaritySelection {
+  SimilarityCandidate best;
+  int candidates = 0;  // two-point candidates visited (steps 4-6)
+};
+
+// The criterion: sum_k sqrt(S_k^2 - r_k^2) with S_k = sum_n |s_nk|, r_k = sum_n s_nk g_n, g = f (kExact)
+// or sign(f) (kSign, 0 counts as +1). For +-1 outputs it is REBEL's optimal loss 2 sum_k sqrt(s+_k s-_k)
+// (Eq. 5.3); for real outputs in [-1, 1] it bounds the loss after the exact step from above
+// (e^{g a} <= (1+g)/2 e^a + (1-g)/2 e^-a). Sums over fixed blocks, independent of n_threads.
+double similarity_score(const double* signed_weights, std::size_t n, std::size_t K, const double* f, StepRule rule,
+                        int n_threads);
+
+// Step 2: the point whose group of coincident points, ideally isolated (+1 on the group, -1 elsewhere),
+// has the smallest Eq. 5.3 loss; the group's smallest index, the smallest such index on ties. Returns
+// points.size() when all points coincide (nothing to isolate). O(N K).
+std::size_t best_isolated_point(const PointSet& points, const double* signed_weights, std::size_t K);
+
+// Runs steps 0-6 on the loss's signed weights s_nk = y_nk w_nk (n x K row-major). Reuses its buffers
+// across calls; not thread-safe itself, and its result does not depend on n_threads.
+class SimilaritySelector {
+ public:
+  SimilaritySelector(const PointSet& points, std::size_t K, const SimilarityParams& params, int n_threads);
+
+  SimilaritySelection select(const double* signed_weights);
+
+ private:
+  // Scores the outputs in f_ and keeps them as the best if strictly better.
+  void consider(SimilaritySelection& selection, const double* signed_weights, Similarity::Kind kind, std::uint32_t i,
+                std::uint32_t j, double tau);
+
+  const PointSet& points_;
+  std::size_t K_;
+  SimilarityParams params_;
+  int n_threads_;
+  std::vector<double> f_;                 // outputs of the candidate being scored
+  std::vector<double> d_i_;               // squared distances to x_i
+  std::vector<double> d_j_;               // squared distances to x_j
+  std::vector<std::uint32_t> order_;      // other-class points by distance to x_i
+  std::vector<std::uint8_t> removed_;
+};
+
+}  // namespace rebelboost::learner
