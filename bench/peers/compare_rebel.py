@@ -33,7 +33,7 @@ def rebel_curve(X_train, y_train, X_test, y_test, depth, iters, threads, smoothi
     classes, y_enc = np.unique(y_train, return_inverse=True)
     stamps = []
     start = time.perf_counter()
-    model, history, _ = _core.train(X_train, y_enc.astype(np.int32), None, len(classes), "rebel", iters, depth, 256,
+    model, history, _, _ = _core.train(X_train, y_enc.astype(np.int32), None, len(classes), "rebel", iters, depth, 256,
                                     1.0, threads, smoothing=smoothing,
                                     callback=lambda info: stamps.append(time.perf_counter()) or True)
     total = time.perf_counter() - start

@@ -3,6 +3,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -31,13 +32,17 @@ py::array_t<double> decision(const Model& model, const py::array& X, int n_threa
   return out;
 }
 
-py::array_t<std::int8_t> outputs(const Model& model, const py::array& X, int n_threads) {
+py::array_t<std::int8_t> outputs(const Model& model, const py::array& X, int n_threads, std::size_t first_tree,
+                                 long n_trees) {
   const std::size_t n_rows = X.ndim() == 2 ? static_cast<std::size_t>(X.shape(0)) : 0;
-  py::array_t<std::int8_t> out({static_cast<py::ssize_t>(n_rows), static_cast<py::ssize_t>(model.trees.size())});
+  const std::size_t first = std::min(first_tree, model.trees.size());
+  const std::size_t left = model.trees.size() - first;
+  const std::size_t used = n_trees < 0 ? left : std::min(left, static_cast<std::size_t>(n_trees));
+  py::array_t<std::int8_t> out({static_cast<py::ssize_t>(n_rows), static_cast<py::ssize_t>(used)});
   std::int8_t* dst = out.mutable_data();
   with_view(X, [&](auto view) {
     py::gil_scoped_release release;
-    tree_outputs(model, view, dst, n_threads);
+    tree_outputs(model, view, dst, n_threads, first, used);
     return 0;
   });
   return out;
@@ -86,8 +91,17 @@ Model from_bytes(const py::bytes& data) {
 }  // namespace
 
 void bind_model(py::module_& m) {
+  // The model limits (rebelboost/model.hpp), for the Python layer's messages and checks.
+  m.attr("MAX_TREES") = kMaxTrees;
+  m.attr("MAX_TREE_NODES") = kMaxTreeNodes;
+  m.attr("MAX_FEATURES") = kMaxFeatures;
+  m.attr("MAX_CLASSES") = kMaxClasses;
+  m.attr("MAX_METADATA_BYTES") = kMaxMetadataBytes;
+  m.attr("MAX_ABS_SCORE") = kMaxAbsScore;
   py::class_<Model>(m, "Model")
       .def_property_readonly("loss", [](const Model& mo) { return std::string(loss_name(mo.loss)); })
+      .def_property_readonly("loss_key", [](const Model& mo) { return loss_key(mo.loss); },
+                             "The loss as train() names it: 'adaboost', 'veb' or 'rebel'.")
       .def_property_readonly("n_features", [](const Model& mo) { return mo.n_features; })
       .def_property_readonly("n_outputs", [](const Model& mo) { return mo.n_outputs; })
       .def_property_readonly("n_trees", [](const Model& mo) { return mo.trees.size(); })
@@ -103,8 +117,9 @@ void bind_model(py::module_& m) {
       })
       .def("decision_function", &decision, py::arg("X"), py::arg("n_threads") = 0, py::arg("n_trees") = -1,
            "Scores H(x) (n,) for binary models, (n, K) otherwise; X float32/float64, any strides.")
-      .def("tree_outputs", &outputs, py::arg("X"), py::arg("n_threads") = 0,
-           "f_t(x) in {+1,-1} as an (n, n_trees) int8 array.")
+      .def("tree_outputs", &outputs, py::arg("X"), py::arg("n_threads") = 0, py::arg("first_tree") = 0,
+           py::arg("n_trees") = -1,
+           "f_t(x) in {+1,-1} for trees first_tree, ... (n_trees of them; -1: to the end) as an (n, n_used) int8 array.")
       .def("to_bytes", [](const Model& mo) { return py::bytes(serialize(mo)); })
       .def_static("from_bytes", &from_bytes)
       .def("save", [](const Model& mo, const std::string& path) {

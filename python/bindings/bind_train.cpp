@@ -13,13 +13,6 @@ namespace rebelboost::bindings {
 
 namespace {
 
-LossKind parse_loss(const std::string& name) {
-  if (name == "adaboost") return LossKind::kAdaBoost;
-  if (name == "veb") return LossKind::kVebBoost;
-  if (name == "rebel") return LossKind::kRebel;
-  throw InvalidArgument("unknown loss '" + name + "'");
-}
-
 py::dict info_to_dict(const IterationInfo& info) {
   py::dict d;
   d["iteration"] = info.iteration;
@@ -93,7 +86,7 @@ py::tuple train_py(const py::array& X, const py::array_t<std::int32_t, py::array
   });
   py::list history;
   for (const IterationInfo& info : result.history) history.append(info_to_dict(info));
-  return py::make_tuple(std::move(result.model), history, result.stop_reason);
+  return py::make_tuple(std::move(result.model), history, result.stop_reason, result.stop_message);
 }
 
 }  // namespace
@@ -106,7 +99,7 @@ void bind_train(py::module_& m) {
         py::arg("cost_matrix") = py::none(), py::arg("quick") = 2, py::arg("criterion") = 0,
         py::arg("weight_trim") = 1.0, py::arg("subsample") = 1.0, py::arg("feature_fraction") = 1.0,
         py::arg("seed") = 0,
-        "Fit a boosted ensemble; returns (Model, history, stop_reason). X float32/float64, y int32 class indices.");
+        "Fit a boosted ensemble; returns (Model, history, stop_reason, stop_message). X float32/float64, y int32 class indices.");
 }
 
 }  // namespace rebelboost::bindings

@@ -5,9 +5,11 @@
 #include <pybind11/pybind11.h>
 
 #include <string>
+#include <utility>
 
 #include "rebelboost/error.hpp"
 #include "rebelboost/matrix_view.hpp"
+#include "rebelboost/model.hpp"
 
 namespace rebelboost::bindings {
 
@@ -34,6 +36,22 @@ auto with_view(const py::array& X, Fn&& fn) {
   if (py::isinstance<py::array_t<float>>(X)) return fn(view_2d<float>(X));
   if (py::isinstance<py::array_t<double>>(X)) return fn(view_2d<double>(X));
   throw InvalidArgument("X must have dtype float32 or float64 in native byte order, got " + std::string(py::str(X.dtype())));
+}
+
+// The Python layer's name of each loss ("adaboost", "veb", "rebel"): train() takes it, Model.loss_key gives it.
+inline constexpr std::pair<const char*, LossKind> kLossKeys[] = {
+    {"adaboost", LossKind::kAdaBoost}, {"veb", LossKind::kVebBoost}, {"rebel", LossKind::kRebel}};
+
+inline LossKind parse_loss(const std::string& key) {
+  for (const auto& [name, kind] : kLossKeys)
+    if (key == name) return kind;
+  throw InvalidArgument("unknown loss '" + key + "'");
+}
+
+inline std::string loss_key(LossKind loss) {
+  for (const auto& [name, kind] : kLossKeys)
+    if (loss == kind) return name;
+  return "unknown";
 }
 
 }  // namespace rebelboost::bindings

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import warnings
 from numbers import Integral, Real
 
 import numpy as np
 from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
@@ -20,6 +22,8 @@ from rebelboost._validation import (
 )
 
 __all__ = ["BaseBoostingClassifier", "BinaryBoostingClassifier"]
+
+_STAGED_OUTPUT_BYTES = 1 << 24  # staged prediction holds at most this many tree outputs (int8) at a time
 
 
 class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
@@ -85,7 +89,7 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
         X, y_encoded, classes, sample_weight = check_fit_data(self, X, y, sample_weight)
         self._check_classes(classes, y_encoded, sample_weight, y)
         callback = self._progress_callback() if self.verbose else None
-        model, history, stop_reason = _core.train(
+        model, history, stop_reason, stop_message = _core.train(
             X,
             y_encoded,
             sample_weight,
@@ -97,6 +101,8 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
             **params,
             **self._core_extra(),
         )
+        if stop_reason == "diverged":
+            warnings.warn(f"{type(self).__name__}: {stop_message}; lower learning_rate", ConvergenceWarning, stacklevel=3)
         self.classes_ = classes
         self._model = model
         self.fit_info_ = {
@@ -154,12 +160,14 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
         """Yield the scores after each of the n_estimators_ stages (1, 2, ..., T trees)."""
         check_is_fitted(self)
         X = check_predict_data(self, X)
-        outputs = self._model.tree_outputs(X, self._threads())
-        trees = self._model.trees()
+        steps = [tree["step"] for tree in self._model.trees()]
         scores = np.broadcast_to(self._model.bias, (X.shape[0], self._model.n_outputs)).astype(np.float64)
-        for t, tree in enumerate(trees):
-            scores += outputs[:, t, None].astype(np.float64) * tree["step"][None, :]
-            yield self._present_scores(scores[:, 0].copy() if self._model.n_outputs == 1 else scores.copy())
+        chunk = max(1, _STAGED_OUTPUT_BYTES // max(1, X.shape[0]))  # trees whose outputs are held at once
+        for first in range(0, len(steps), chunk):
+            outputs = self._model.tree_outputs(X, self._threads(), first, chunk)
+            for t in range(outputs.shape[1]):
+                scores += outputs[:, t, None].astype(np.float64) * steps[first + t][None, :]
+                yield self._present_scores(scores[:, 0].copy() if self._model.n_outputs == 1 else scores.copy())
 
     def staged_predict(self, X):
         """Yield the predicted labels after each stage."""

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy
 import numpy.typing
 import typing
-__all__: list[str] = ['Model', 'ModelFileError', 'train']
+__all__: list[str] = ['MAX_ABS_SCORE', 'MAX_CLASSES', 'MAX_FEATURES', 'MAX_METADATA_BYTES', 'MAX_TREES', 'MAX_TREE_NODES', 'Model', 'ModelFileError', 'train']
 class ModelFileError(ValueError):
     pass
 class Model:
@@ -28,9 +28,9 @@ class Model:
         ...
     def to_bytes(self) -> bytes:
         ...
-    def tree_outputs(self, X: numpy.ndarray, n_threads: typing.SupportsInt | typing.SupportsIndex = 0) -> numpy.typing.NDArray[numpy.int8]:
+    def tree_outputs(self, X: numpy.ndarray, n_threads: typing.SupportsInt | typing.SupportsIndex = 0, first_tree: typing.SupportsInt | typing.SupportsIndex = 0, n_trees: typing.SupportsInt | typing.SupportsIndex = -1) -> numpy.typing.NDArray[numpy.int8]:
         """
-        f_t(x) in {+1,-1} as an (n, n_trees) int8 array.
+        f_t(x) in {+1,-1} for trees first_tree, ... (n_trees of them; -1: to the end) as an (n, n_used) int8 array.
         """
     def trees(self) -> list:
         ...
@@ -40,6 +40,11 @@ class Model:
     @property
     def loss(self) -> str:
         ...
+    @property
+    def loss_key(self) -> str:
+        """
+        The loss as train() names it: 'adaboost', 'veb' or 'rebel'.
+        """
     @property
     def n_features(self) -> int:
         ...
@@ -51,6 +56,12 @@ class Model:
         ...
 def train(X: numpy.ndarray, y: typing.Annotated[numpy.typing.ArrayLike, numpy.int32], sample_weight: typing.Any, n_classes: typing.SupportsInt | typing.SupportsIndex, loss: str, n_estimators: typing.SupportsInt | typing.SupportsIndex, max_depth: typing.SupportsInt | typing.SupportsIndex, n_bins: typing.SupportsInt | typing.SupportsIndex, learning_rate: typing.SupportsFloat | typing.SupportsIndex, n_threads: typing.SupportsInt | typing.SupportsIndex, smoothing: typing.SupportsFloat | typing.SupportsIndex = -1.0, bin_subsample: typing.SupportsInt | typing.SupportsIndex = 200000, bin_seed: typing.SupportsInt | typing.SupportsIndex = -1, callback: typing.Any = None, veb_lambda: typing.SupportsFloat | typing.SupportsIndex = 0.5, cost_matrix: typing.Any = None, quick: typing.SupportsInt | typing.SupportsIndex = 2, criterion: typing.SupportsInt | typing.SupportsIndex = 0, weight_trim: typing.SupportsFloat | typing.SupportsIndex = 1.0, subsample: typing.SupportsFloat | typing.SupportsIndex = 1.0, feature_fraction: typing.SupportsFloat | typing.SupportsIndex = 1.0, seed: typing.SupportsInt | typing.SupportsIndex = 0) -> tuple:
     """
-    Fit a boosted ensemble; returns (Model, history, stop_reason). X float32/float64, y int32 class indices.
+    Fit a boosted ensemble; returns (Model, history, stop_reason, stop_message). X float32/float64, y int32 class indices.
     """
+MAX_ABS_SCORE: float = 1e+300
+MAX_CLASSES: int = 4096
+MAX_FEATURES: int = 16777216
+MAX_METADATA_BYTES: int = 33554432
+MAX_TREES: int = 1000000
+MAX_TREE_NODES: int = 511
 __version__: str = '0.1.0'

@@ -9,10 +9,12 @@ import numpy as np
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import _check_sample_weight, validate_data
 
+from rebelboost import _core
+
 __all__ = ["check_fit_data", "check_predict_data", "resolve_n_jobs", "check_binary_classes", "validate_parameters"]
 
 # Bounds on what a parameter may ask for (documented in the README).
-MAX_ESTIMATORS = 1_000_000  # trees: a model this large is already gigabytes
+MAX_ESTIMATORS = _core.MAX_TREES  # trees: a model this large is already gigabytes (the core's limit)
 MAX_THREADS_PER_CORE = 4    # n_jobs above this many threads per usable core is clamped
 
 
@@ -37,8 +39,8 @@ def check_fit_data(estimator, X, y, sample_weight):
     """Validate (X, y, sample_weight) for fit.
 
     Returns (X float32/float64 2-D, y_encoded int32, classes, sample_weight float64 or None). NaN is
-    allowed in X (missing value); inf in X, NaN in y, wrong shapes, negative or non-finite weights raise
-    ValueError naming the problem.
+    allowed in X (missing value); inf in X, NaN in y, wrong shapes, more classes than the core's limit,
+    negative or non-finite weights raise ValueError naming the problem.
     """
     X, y = validate_data(
         estimator,
@@ -58,6 +60,9 @@ def check_fit_data(estimator, X, y, sample_weight):
         kinds = sorted({type(v).__name__ for v in np.asarray(y, dtype=object).ravel()})
         raise ValueError(f"y mixes label types that cannot be sorted together ({', '.join(kinds)}); "
                          "use labels of one type") from None
+    if len(classes) > _core.MAX_CLASSES:
+        raise ValueError(f"y has {len(classes)} distinct classes, more than the limit of {_core.MAX_CLASSES} classes "
+                         "rebelboost supports; is y a continuous target?")
     if sample_weight is not None:
         sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
         if not np.all(np.isfinite(sample_weight)):

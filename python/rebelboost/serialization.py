@@ -12,6 +12,7 @@ import os
 import numpy as np
 
 from rebelboost import _core
+from rebelboost._validation import validate_parameters
 
 __all__ = ["save", "load", "to_json", "ModelFileError"]
 
@@ -134,12 +135,17 @@ def _restore(model):
     if not isinstance(name, str) or name not in registry:
         raise ModelFileError(f"model file names unknown estimator {name!r}")
     cls = registry[name]
+    if model.loss_key != cls._loss:
+        raise ModelFileError(f"model file names estimator {name} but holds a {model.loss} model")
     params = meta.get("params", {})
     if not isinstance(params, dict):
         raise _corrupt("'params' is not an object")
-    # Parameters only matter for a refit, which validates them; unknown names are dropped.
-    known = cls().get_params()
+    known = cls().get_params()  # unknown names are dropped
     estimator = cls(**{k: _from_plain(v) for k, v in params.items() if k in known})
+    try:  # the estimator's own validation, now rather than at first use (n_jobs, for one, matters to predict)
+        validate_parameters(estimator)
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise _corrupt(f"invalid parameters ({exc})") from None
     classes = _metadata_classes(meta)
     n_features = meta.get("n_features_in")
     if not isinstance(n_features, int) or isinstance(n_features, bool) or n_features != model.n_features:

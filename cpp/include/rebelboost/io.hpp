@@ -27,7 +27,8 @@ std::string serialize(const Model& model);
 // the input can describe).
 Model deserialize(const void* data, std::size_t size);
 
-// Writes atomically: a temporary file in the same directory, flushed, then renamed over `path`.
+// Writes atomically: a temporary file in the same directory, flushed, then renamed over `path`. A save
+// killed at any instant leaves no temporary file, or one that the next save to `path` removes.
 // Throws IoError when the OS refuses.
 void save_model(const Model& model, const std::string& path);
 

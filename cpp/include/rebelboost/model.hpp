@@ -26,8 +26,17 @@ enum class LearnerKind : std::uint32_t {
 
 const char* learner_name(LearnerKind learner);
 
-// Upper bound on nodes per tree (a full tree of depth 8 has 511); loaders reject larger trees.
-inline constexpr std::size_t kMaxTreeNodes = 511;
+// Limits every model respects, trained or loaded: loaders reject files beyond them and training refuses
+// data or parameters that would exceed them, so a model file bounds the memory and time it can make a
+// reader spend (README "Limits"). Each error message names the limit it hit.
+inline constexpr std::size_t kMaxTreeNodes = 511;            // per tree (a full depth-8 tree); so depth <= 255
+inline constexpr std::size_t kMaxTrees = 1000000;             // trees per model (n_estimators)
+inline constexpr std::uint32_t kMaxFeatures = 1u << 24;      // n_features (feature_importances: 128 MiB at most)
+inline constexpr std::uint32_t kMaxClasses = 4096;           // classes, and so n_outputs K (REBEL keeps K x K costs)
+inline constexpr std::size_t kMaxMetadataBytes = std::size_t{1} << 25;  // 32 MiB of opaque metadata
+// Largest |bias_k| + sum_t |step_tk| for any class k: every score, and twice it and the difference of two,
+// stays finite, so probabilities never turn into NaN.
+inline constexpr double kMaxAbsScore = 1e300;
 
 // One node of a tree. A split sends x to `left` when x[feature] <= threshold, NaN to the side nan_left
 // names, everything else to `right`. A leaf has feature == -1 and value +1 or -1.
@@ -86,7 +95,8 @@ struct Model {
   std::string metadata;         // opaque to the core (the Python layer stores classes, names, params as JSON)
 
   // Throws ModelFileError unless every index, size and value is consistent (finite steps and thresholds,
-  // child indices increasing and in range, features < n_features, leaves +-1). Loaders call it.
+  // child indices increasing and in range, features < n_features, leaves +-1) and within the limits above
+  // (scores bounded by kMaxAbsScore included). Loaders and save call it; O(nodes + trees x K).
   void validate() const;
 
   // Per-feature importance: sum over splits of gain * |step|_1 of the tree, normalised to sum 1

@@ -91,7 +91,11 @@ using IterationCallback = std::function<bool(const IterationInfo&)>;
 struct TrainResult {
   Model model;
   std::vector<IterationInfo> history;
-  std::string stop_reason;  // "n_estimators", "no_edge", "perfect_fit" or "callback"
+  // "n_estimators", "no_edge", "perfect_fit", "callback", or "diverged": the next tree's step was not
+  // finite, would have let a score exceed kMaxAbsScore, or made the training loss non-finite or rise (a
+  // learning_rate of 2 or more overshoots); that tree is not kept and stop_message says what happened.
+  std::string stop_reason;
+  std::string stop_message;  // empty unless stop_reason is "diverged"
 };
 
 // y[n] is a class index in [0, n_classes); binary losses need n_classes == 2 (class 1 is y = +1).

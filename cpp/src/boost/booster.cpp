@@ -5,11 +5,14 @@
 #include <numeric>
 #include <string>
 
+#include <unistd.h>
+
 #include "data/bin_mapper.hpp"
 #include "loss/loss.hpp"
 #include "rebelboost/error.hpp"
 #include "rebelboost/train.hpp"
 #include "tree/grower.hpp"
+#include "util/format.hpp"
 #include "util/parallel.hpp"
 
 namespace rebelboost {
@@ -17,7 +20,9 @@ namespace rebelboost {
 namespace {
 
 void check_params(const TrainParams& p) {
-  if (p.n_estimators < 0) throw InvalidArgument("n_estimators must be >= 0, got " + std::to_string(p.n_estimators));
+  if (p.n_estimators < 0 || static_cast<std::size_t>(p.n_estimators) > kMaxTrees)
+    throw InvalidArgument("n_estimators must be in [0, " + std::to_string(kMaxTrees) + "] (the limit kMaxTrees), got " +
+                          std::to_string(p.n_estimators));
   if (p.max_depth < 1 || p.max_depth > 8)
     throw InvalidArgument("max_depth must be in [1, 8], got " + std::to_string(p.max_depth));
   if (p.n_bins < 3 || p.n_bins > 256) throw InvalidArgument("n_bins must be in [3, 256], got " + std::to_string(p.n_bins));
@@ -31,7 +36,12 @@ void check_data(std::size_t n_rows, std::size_t n_cols, const std::int32_t* y, c
                 std::size_t n_classes) {
   if (n_rows == 0) throw InvalidArgument("X has 0 samples; at least 1 is required");
   if (n_cols == 0) throw InvalidArgument("X has 0 features; at least 1 is required");
-  if (n_cols > static_cast<std::size_t>(INT32_MAX)) throw InvalidArgument("X has too many features");
+  if (n_cols > kMaxFeatures)
+    throw InvalidArgument("X has " + std::to_string(n_cols) + " features, more than the limit kMaxFeatures = " +
+                          std::to_string(kMaxFeatures));
+  if (n_classes > kMaxClasses)
+    throw InvalidArgument(std::to_string(n_classes) + " classes, more than the limit kMaxClasses = " +
+                          std::to_string(kMaxClasses));
   if (n_rows > static_cast<std::size_t>(UINT32_MAX)) throw InvalidArgument("X has too many samples (max 2^32 - 1)");
   for (std::size_t i = 0; i < n_rows; ++i)
     if (y[i] < 0 || static_cast<std::size_t>(y[i]) >= n_classes)
@@ -116,6 +126,53 @@ void trim_by_weight(const std::vector<double>& mass, double fraction, std::vecto
   for (std::size_t i = 0; i < mass.size(); ++i) keep[i] = keep[i] && mass[i] >= cut;
 }
 
+// Sample weights multiplied by the power of two that brings the largest into [0.5, 1): exact for normal
+// numbers (the model does not change), and weights as small as 5e-324 or near 1e308 neither vanish nor
+// overflow inside any loss, so all three treat them alike. Weights are finite, >= 0, with a positive sum.
+std::vector<double> scaled_weights(const double* sample_weight, std::size_t n) {
+  std::vector<double> w(sample_weight, sample_weight + n);
+  int exponent = 0;
+  std::frexp(*std::max_element(w.begin(), w.end()), &exponent);
+  for (double& v : w) v = std::ldexp(v, -exponent);
+  return w;
+}
+
+// REBEL keeps K weights per sample (w+, their fixed-point copy, a masked copy when subsampling): refuse a
+// fit whose K x n_samples state alone would not fit in the machine's memory, before allocating any of it.
+void check_rebel_memory(std::size_t n, std::size_t K) {
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page <= 0) return;
+  const double memory = static_cast<double>(pages) * static_cast<double>(page);
+  const double needed = 24.0 * static_cast<double>(n) * static_cast<double>(K);
+  if (needed > memory)
+    throw InvalidArgument("REBEL with " + std::to_string(K) + " classes on " + std::to_string(n) + " samples needs about " +
+                          std::to_string(static_cast<long long>(needed / (1 << 30))) +
+                          " GiB (24 bytes x n_samples x n_classes), more than this machine's " +
+                          std::to_string(static_cast<long long>(memory / (1 << 30))) + " GiB of memory");
+}
+
+// Why tree t must not be added (empty if it may): its step after shrinkage is not finite or would let a
+// score exceed kMaxAbsScore (Model::validate would reject the model).
+std::string step_overflow(const std::vector<double>& a, const std::vector<double>& score_bound, int t) {
+  for (std::size_t k = 0; k < a.size(); ++k)
+    if (!std::isfinite(a[k]) || !(score_bound[k] + std::fabs(a[k]) <= kMaxAbsScore))
+      return "the step of tree " + std::to_string(t) + " (" + util::format_number(a[k]) +
+             " for output " + std::to_string(k) + ") would let the scores exceed kMaxAbsScore = 1e300";
+  return "";
+}
+
+// Why training diverged at tree t (empty if not): its training loss is not finite or rose. The step is
+// each loss's (smoothed) minimiser along the tree, so with learning_rate < 2 the loss never rises; a rise
+// means the shrunk step overshot.
+std::string loss_rise(double before, double after, int t) {
+  if (!std::isfinite(after))
+    return "the training loss became " + util::format_number(after) + " at tree " + std::to_string(t);
+  if (after > before * (1.0 + 1e-9))
+    return "the training loss rose from " + util::format_number(before) + " to " + util::format_number(after) + " at tree " +
+           std::to_string(t);
+  return "";
+}
+
 }  // namespace
 
 template <typename T>
@@ -167,6 +224,12 @@ TrainResult train(MatrixView<T> X, const std::int32_t* y, const double* sample_w
     }
   }
 
+  std::vector<double> w_scaled;
+  if (sample_weight) {
+    w_scaled = scaled_weights(sample_weight, n);
+    sample_weight = w_scaled.data();
+  }
+
   std::unique_ptr<loss::Loss> loss;
   switch (params.loss) {
     case LossKind::kAdaBoost:
@@ -184,6 +247,7 @@ TrainResult train(MatrixView<T> X, const std::int32_t* y, const double* sample_w
       break;
     case LossKind::kRebel: {
       if (n_classes < 2) throw InvalidArgument("REBEL needs at least 2 classes, got " + std::to_string(n_classes));
+      check_rebel_memory(n, n_classes);
       const std::vector<double> cost = checked_cost_matrix(params.cost_matrix, n_classes);
       loss = loss::make_rebel(y, sample_weight, n, n_classes, cost, smoothing, n_threads);
       break;
@@ -203,6 +267,8 @@ TrainResult train(MatrixView<T> X, const std::int32_t* y, const double* sample_w
   model.n_outputs = static_cast<std::uint32_t>(loss->n_outputs());
   model.bias = loss->init_bias();
   result.stop_reason = "n_estimators";
+  std::vector<double> score_bound(model.bias.size());  // |bias_k| + sum_t |step_tk| (Model::validate's bound)
+  for (std::size_t k = 0; k < score_bound.size(); ++k) score_bound[k] = std::fabs(model.bias[k]);
 
   if (params.quick < 0 || params.quick > 2) throw InvalidArgument("quick must be 0 (off), 1 (on) or 2 (auto)");
   if (!(params.quick_eta > 0.0 && params.quick_eta <= 1.0)) throw InvalidArgument("quick_eta must be in (0, 1]");
@@ -266,8 +332,20 @@ TrainResult train(MatrixView<T> X, const std::int32_t* y, const double* sample_w
     info.mass90_fraction = grown.mass90_fraction;
     std::vector<double> a = step.step;
     for (double& v : a) v *= params.learning_rate;
-    loss->update(f, a, step);
-    info.train_loss = loss->value();
+    std::string diverged = step_overflow(a, score_bound, t);
+    if (diverged.empty()) {
+      const double before = loss->value();
+      loss->update(f, a, step);
+      info.train_loss = loss->value();
+      diverged = loss_rise(before, info.train_loss, t);
+    }
+    if (!diverged.empty()) {  // the loss's state is spoilt; the model stays as it was before tree t
+      result.stop_reason = "diverged";
+      result.stop_message = diverged + " with learning_rate " + util::format_number(params.learning_rate) +
+                            "; training stopped and kept the " + std::to_string(t) + " trees before it";
+      break;
+    }
+    for (std::size_t k = 0; k < a.size(); ++k) score_bound[k] += std::fabs(a[k]);
     grown.tree.step = a;
     model.trees.push_back(std::move(grown.tree));
     result.history.push_back(info);

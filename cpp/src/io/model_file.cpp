@@ -6,7 +6,6 @@
 //     u32 number of nodes, f64[K] step, then per node 32 bytes:
 //       i32 feature, u8 nan_left, i8 value, u16 zero, u32 left, u32 right, f64 threshold, f64 gain
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
 #include <string>
 
@@ -14,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "io/atomic_file.hpp"
 #include "rebelboost/error.hpp"
 #include "rebelboost/io.hpp"
 
@@ -24,7 +24,6 @@ namespace {
 constexpr char kMagic[8] = {'R', 'B', 'L', 'B', 'O', 'O', 'S', 'T'};
 constexpr std::size_t kHeaderSize = 24;
 constexpr std::size_t kNodeSize = 32;
-constexpr std::uint32_t kMaxOutputs = 1u << 16;
 
 std::uint64_t fnv1a(const unsigned char* data, std::size_t n) {
   std::uint64_t h = 14695981039346656037ull;
@@ -158,8 +157,10 @@ Model deserialize(const void* data, std::size_t size) {
   m.n_features = r.get<std::uint32_t>("header fields");
   m.n_outputs = r.get<std::uint32_t>("header fields");
   if (r.get<std::uint32_t>("header fields") != 0) throw ModelFileError("corrupt model file: non-zero reserved field");
-  if (m.n_outputs == 0 || m.n_outputs > kMaxOutputs)
-    throw ModelFileError("corrupt model file: " + std::to_string(m.n_outputs) + " outputs");
+  if (m.n_outputs == 0) throw ModelFileError("corrupt model file: 0 outputs");
+  if (m.n_outputs > kMaxClasses)  // checked before the per-tree step vectors are allocated
+    throw ModelFileError("corrupt model file: " + std::to_string(m.n_outputs) +
+                         " outputs, more than the limit kMaxClasses = " + std::to_string(kMaxClasses));
   r.need_records(m.n_outputs, 8, "bias");
   m.bias.resize(m.n_outputs);
   for (double& v : m.bias) v = r.get<double>("bias");
@@ -195,35 +196,7 @@ Model deserialize(const void* data, std::size_t size) {
   return m;
 }
 
-void save_model(const Model& model, const std::string& path) {
-  const std::string bytes = serialize(model);
-  std::string tmpl = path + ".tmp-XXXXXX";
-  const int fd = ::mkstemp(tmpl.data());
-  if (fd < 0) throw IoError("cannot create a temporary file next to '" + path + "': " + std::strerror(errno));
-  std::size_t written = 0;
-  while (written < bytes.size()) {
-    const ssize_t n = ::write(fd, bytes.data() + written, bytes.size() - written);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      const int err = errno;
-      ::close(fd);
-      ::unlink(tmpl.c_str());
-      throw IoError("cannot write '" + tmpl + "': " + std::strerror(err));
-    }
-    written += static_cast<std::size_t>(n);
-  }
-  if (::fsync(fd) != 0 || ::close(fd) != 0) {
-    const int err = errno;
-    ::unlink(tmpl.c_str());
-    throw IoError("cannot flush '" + tmpl + "': " + std::strerror(err));
-  }
-  ::chmod(tmpl.c_str(), 0644);
-  if (std::rename(tmpl.c_str(), path.c_str()) != 0) {
-    const int err = errno;
-    ::unlink(tmpl.c_str());
-    throw IoError("cannot rename the temporary file to '" + path + "': " + std::strerror(err));
-  }
-}
+void save_model(const Model& model, const std::string& path) { io::write_atomically(path, serialize(model)); }
 
 Model load_model(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);

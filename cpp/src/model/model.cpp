@@ -6,6 +6,7 @@
 
 #include "rebelboost/error.hpp"
 #include "rebelboost/model.hpp"
+#include "util/format.hpp"
 
 namespace rebelboost {
 
@@ -50,53 +51,87 @@ namespace {
 
 [[noreturn]] void invalid(const std::string& what) { throw ModelFileError("invalid model: " + what); }
 
+void validate_tree(const Model& model, const Tree& tree, std::size_t t) {
+  const auto where = [t]() { return "tree " + std::to_string(t) + ": "; };
+  if (tree.nodes.empty()) invalid(where() + "no nodes");
+  if (tree.nodes.size() > kMaxTreeNodes)
+    invalid(where() + std::to_string(tree.nodes.size()) + " nodes, more than the limit kMaxTreeNodes = " +
+            std::to_string(kMaxTreeNodes));
+  if (tree.step.size() != model.n_outputs) invalid(where() + "step has the wrong length");
+  for (double v : tree.step)
+    if (!std::isfinite(v)) invalid(where() + "non-finite step");
+  for (std::size_t i = 0; i < tree.nodes.size(); ++i) {
+    const Node& node = tree.nodes[i];
+    if (node.feature < 0) {
+      if (node.feature != -1 || (node.value != 1 && node.value != -1)) invalid(where() + "bad leaf " + std::to_string(i));
+      continue;
+    }
+    if (static_cast<std::uint32_t>(node.feature) >= model.n_features)
+      invalid(where() + "node " + std::to_string(i) + " uses feature " + std::to_string(node.feature) + " of " +
+              std::to_string(model.n_features));
+    if (std::isnan(node.threshold)) invalid(where() + "NaN threshold");
+    if (node.nan_left > 1) invalid(where() + "bad NaN direction");
+    if (!std::isfinite(node.gain)) invalid(where() + "non-finite gain");
+    if (node.gain < 0.0) invalid(where() + "negative gain at node " + std::to_string(i));
+    if (node.left <= i || node.right <= i || node.left >= tree.nodes.size() || node.right >= tree.nodes.size() ||
+        node.left == node.right)
+      invalid(where() + "node " + std::to_string(i) + " has out-of-range children");
+  }
+}
+
+void check_score_bound(const Model& model) {
+  // |H_k(x)| <= |bias_k| + sum_t |step_tk| for every x and every number of trees used.
+  for (std::size_t k = 0; k < model.n_outputs; ++k) {
+    double bound = std::fabs(model.bias[k]);
+    for (const Tree& tree : model.trees) bound += std::fabs(tree.step[k]);
+    if (!(bound <= kMaxAbsScore))
+      invalid("the scores of output " + std::to_string(k) + " could reach " + util::format_number(bound) +
+              " (|bias| + the sum of |steps|), beyond the limit kMaxAbsScore = 1e300");
+  }
+}
+
 }  // namespace
 
 void Model::validate() const {
   if (loss != LossKind::kAdaBoost && loss != LossKind::kVebBoost && loss != LossKind::kRebel)
     invalid("unknown loss kind " + std::to_string(static_cast<std::uint32_t>(loss)));
   if (n_features == 0) invalid("n_features is 0");
+  if (n_features > kMaxFeatures)
+    invalid(std::to_string(n_features) + " features, more than the limit kMaxFeatures = " + std::to_string(kMaxFeatures));
   const bool binary = loss != LossKind::kRebel;
   if (binary ? n_outputs != 1 : n_outputs < 2)
     invalid(std::string(loss_name(loss)) + " model with " + std::to_string(n_outputs) + " outputs");
+  if (n_outputs > kMaxClasses)
+    invalid(std::to_string(n_outputs) + " outputs, more than the limit kMaxClasses = " + std::to_string(kMaxClasses));
+  if (trees.size() > kMaxTrees)
+    invalid(std::to_string(trees.size()) + " trees, more than the limit kMaxTrees = " + std::to_string(kMaxTrees));
+  if (metadata.size() > kMaxMetadataBytes)
+    invalid(std::to_string(metadata.size()) + " bytes of metadata, more than the limit kMaxMetadataBytes = " +
+            std::to_string(kMaxMetadataBytes));
   if (bias.size() != n_outputs) invalid("bias has " + std::to_string(bias.size()) + " entries, expected " + std::to_string(n_outputs));
   for (double v : bias)
     if (!std::isfinite(v)) invalid("non-finite bias");
-  for (std::size_t t = 0; t < trees.size(); ++t) {
-    const Tree& tree = trees[t];
-    const std::string where = "tree " + std::to_string(t) + ": ";
-    if (tree.nodes.empty()) invalid(where + "no nodes");
-    if (tree.nodes.size() > kMaxTreeNodes) invalid(where + "too many nodes");
-    if (tree.step.size() != n_outputs) invalid(where + "step has the wrong length");
-    for (double v : tree.step)
-      if (!std::isfinite(v)) invalid(where + "non-finite step");
-    for (std::size_t i = 0; i < tree.nodes.size(); ++i) {
-      const Node& node = tree.nodes[i];
-      if (node.feature < 0) {
-        if (node.feature != -1 || (node.value != 1 && node.value != -1)) invalid(where + "bad leaf " + std::to_string(i));
-        continue;
-      }
-      if (static_cast<std::uint32_t>(node.feature) >= n_features)
-        invalid(where + "node " + std::to_string(i) + " uses feature " + std::to_string(node.feature) + " of " +
-                std::to_string(n_features));
-      if (std::isnan(node.threshold)) invalid(where + "NaN threshold");
-      if (node.nan_left > 1) invalid(where + "bad NaN direction");
-      if (!std::isfinite(node.gain)) invalid(where + "non-finite gain");
-      if (node.left <= i || node.right <= i || node.left >= tree.nodes.size() || node.right >= tree.nodes.size() ||
-          node.left == node.right)
-        invalid(where + "node " + std::to_string(i) + " has out-of-range children");
-    }
-  }
+  for (std::size_t t = 0; t < trees.size(); ++t) validate_tree(*this, trees[t], t);
+  check_score_bound(*this);
 }
 
 std::vector<double> Model::feature_importances() const {
-  std::vector<double> importance(n_features, 0.0);
-  for (const Tree& tree : trees) {
-    double weight = 0.0;
-    for (double a : tree.step) weight += std::fabs(a);
-    for (const Node& node : tree.nodes)
-      if (node.feature >= 0) importance[static_cast<std::size_t>(node.feature)] += node.gain * weight;
+  // Gains and |step|_1 are first divided by their largest values, so every term is at most 1 and no sum
+  // overflows whatever finite numbers a model holds (the normalised result is the same).
+  double max_gain = 0.0, max_weight = 0.0;
+  std::vector<double> weight(trees.size(), 0.0);
+  for (std::size_t t = 0; t < trees.size(); ++t) {
+    for (double a : trees[t].step) weight[t] += std::fabs(a);
+    max_weight = std::max(max_weight, weight[t]);
+    for (const Node& node : trees[t].nodes)
+      if (node.feature >= 0) max_gain = std::max(max_gain, node.gain);
   }
+  std::vector<double> importance(n_features, 0.0);
+  if (!(max_gain > 0.0 && max_weight > 0.0)) return importance;
+  for (std::size_t t = 0; t < trees.size(); ++t)
+    for (const Node& node : trees[t].nodes)
+      if (node.feature >= 0)
+        importance[static_cast<std::size_t>(node.feature)] += (node.gain / max_gain) * (weight[t] / max_weight);
   double total = 0.0;
   for (double v : importance) total += v;
   if (total > 0.0)

@@ -25,20 +25,22 @@ void check_columns(const Model& model, const MatrixView<T>& X) {
 
 std::ptrdiff_t n_blocks(std::size_t n_rows) { return static_cast<std::ptrdiff_t>((n_rows + kRowBlock - 1) / kRowBlock); }
 
-// The trees as complete binary trees in level order, evaluated without branches: a tree of depth d has
+// Trees as complete binary trees in level order, evaluated without branches: a tree of depth d has
 // 2^d - 1 splits and 2^d leaves; the walk is d steps of i = 2 i + 1 + (x goes right), so the data-dependent
 // direction never becomes a (mispredicted) branch and the rows of a block overlap in the pipeline. A
 // leaf above depth d becomes splits that send everything left (threshold +inf, NaN left) over copies of
-// the leaf, so every row reaches a leaf with the value the node walk gives.
+// the leaf, so every row reaches a leaf with the value the node walk gives. Only the trees for which this
+// is cheap are flattened (plan()); the others keep the node walk, so the memory a prediction allocates
+// stays within kFlatBlowup times the model's own nodes whatever shape of trees a file holds.
 class FlatForest {
  public:
-  // depths: Tree::depth() of the first depths.size() trees of the model, the ones flattened.
-  FlatForest(const Model& model, const std::vector<int>& depths) : trees_(depths.size()) {
-    const std::size_t n_trees = depths.size();
+  // depths[i]: Tree::depth() of tree first + i if it is flattened, kWalk if it keeps the node walk.
+  FlatForest(const Model& model, std::size_t first, const std::vector<int>& depths) : trees_(depths.size()) {
     std::size_t n_splits = 0, n_leaves = 0;
-    for (std::size_t t = 0; t < n_trees; ++t) {
-      const int d = depths[t];
-      trees_[t] = {d, n_splits, n_leaves};
+    for (std::size_t i = 0; i < depths.size(); ++i) {
+      const int d = depths[i];
+      trees_[i] = {d, n_splits, n_leaves};
+      if (d == kWalk) continue;
       n_splits += (std::size_t{1} << d) - 1;
       n_leaves += std::size_t{1} << d;
     }
@@ -46,7 +48,8 @@ class FlatForest {
     threshold_.assign(n_splits, std::numeric_limits<double>::infinity());
     nan_left_.assign(n_splits, 1);
     leaf_.assign(n_leaves, 0);
-    for (std::size_t t = 0; t < n_trees; ++t) fill(model.trees[t], trees_[t], 0, 0, 0);
+    for (std::size_t i = 0; i < depths.size(); ++i)
+      if (depths[i] != kWalk) fill(model.trees[first + i], trees_[i], 0, 0, 0);
   }
 
   // One tree's arrays: f_t(x) in {+1, -1} for the row whose feature j is at row[j * stride].
@@ -84,36 +87,49 @@ class FlatForest {
     }
   };
   static constexpr std::size_t kLanes = 8;
+  static constexpr int kWalk = -1;
 
-  std::size_t size() const { return trees_.size(); }
+  // Whether the i-th tree of the range (first + i) was flattened.
+  bool flat(std::size_t i) const { return i < trees_.size() && trees_[i].depth != kWalk; }
 
-  View tree(std::size_t t) const {
-    const Entry& e = trees_[t];
+  View tree(std::size_t i) const {
+    const Entry& e = trees_[i];
     const std::size_t first_leaf = (std::size_t{1} << e.depth) - 1;
     return {e.depth, feature_.data() + e.split_offset, threshold_.data() + e.split_offset,
             nan_left_.data() + e.split_offset, leaf_.data() + e.leaf_offset, first_leaf};
   }
 
-  // The depths of the first n_trees trees if flattening them pays for n_rows rows, else empty. Building
-  // writes ~2^(d+1) entries per tree, the walk it replaces costs a few ns per level and row; very deep
-  // hand-made trees (beyond the trainer's 8) keep the walk, and so does a handful of rows (not even the
-  // depths are worth computing for them).
-  static std::vector<int> depths_if_it_pays(const Model& model, std::size_t n_trees, std::size_t n_rows) {
+  // Per tree of [first, first + n_trees): its depth if flattening it pays for n_rows rows and costs at
+  // most kFlatBlowup times its own node count, else kWalk; empty when no tree is flattened. Building
+  // writes ~2^(d+1) entries per tree, the walk it replaces costs a few ns per level and row, so deep or
+  // lopsided trees (a depth-12 chain of 25 nodes would take 8 191 entries) keep the walk, and so does a
+  // handful of rows (not even the depths are worth computing for them).
+  static std::vector<int> plan(const Model& model, std::size_t first, std::size_t n_trees, std::size_t n_rows) {
     if (n_rows < kMinFlatRows || n_trees == 0) return {};
-    std::vector<int> depths(n_trees);
-    int deepest = 0;
-    for (std::size_t t = 0; t < n_trees; ++t) deepest = std::max(deepest, depths[t] = model.trees[t].depth());
-    if (deepest > kMaxFlatDepth) return {};
-    if (n_rows * 4 * static_cast<std::size_t>(std::max(deepest, 1)) < (std::size_t{2} << deepest)) return {};
+    std::vector<int> depths(n_trees, kWalk);
+    bool any = false;
+    for (std::size_t i = 0; i < n_trees; ++i) {
+      const Tree& tree = model.trees[first + i];
+      const int d = tree.depth();
+      const std::size_t complete = (std::size_t{2} << std::min(d, kMaxFlatDepth)) - 1;
+      const bool cheap = d <= kMaxFlatDepth && complete <= kFlatBlowup * tree.nodes.size();
+      const bool pays = n_rows * 4 * static_cast<std::size_t>(std::max(d, 1)) >= complete + 1;
+      if (cheap && pays) {
+        depths[i] = d;
+        any = true;
+      }
+    }
+    if (!any) return {};
     return depths;
   }
 
   static constexpr int kMaxFlatDepth = 12;
+  static constexpr std::size_t kFlatBlowup = 8;
   static constexpr std::size_t kMinFlatRows = 16;
 
  private:
   struct Entry {
-    int depth = 0;
+    int depth = kWalk;
     std::size_t split_offset = 0;
     std::size_t leaf_offset = 0;
   };
@@ -144,37 +160,36 @@ class FlatForest {
   std::vector<std::int8_t> leaf_;
 };
 
-// Calls visit(t, r, f_t(x_r)) for every tree t < n_trees and row, block of rows by block of rows, each
-// row seeing the trees in order; through the flat forest when it pays.
+// Calls visit(t, r, f_t(x_r)) for every tree t in [first, first + n_trees) and row, block of rows by block
+// of rows, each row seeing the trees in order; tree-outer within a block, so one tree stays hot in cache
+// while it sees the block's rows; through the flat arrays for the trees that have them.
 template <typename T, typename Start, typename Visit>
-void for_each_output(const Model& model, const MatrixView<T>& X, std::size_t n_trees, int n_threads, Start&& start,
-                     Visit&& visit) {
-  const FlatForest forest(model, FlatForest::depths_if_it_pays(model, n_trees, X.n_rows));
-  const bool flat = forest.size() > 0;  // all n_trees flattened, or none
+void for_each_output(const Model& model, const MatrixView<T>& X, std::size_t first, std::size_t n_trees,
+                     int n_threads, Start&& start, Visit&& visit) {
+  const FlatForest forest(model, first, FlatForest::plan(model, first, n_trees, X.n_rows));
   util::parallel_for(n_blocks(X.n_rows), n_threads, [&](std::ptrdiff_t b) {
     const std::size_t begin = static_cast<std::size_t>(b) * kRowBlock;
     const std::size_t end = std::min(X.n_rows, begin + kRowBlock);
     start(begin, end);
-    if (flat) {  // tree-outer: one tree stays hot in cache while it sees the block's rows
-      constexpr std::size_t L = FlatForest::kLanes;
-      const std::size_t lanes_end = begin + (end - begin) / L * L;
-      for (std::size_t t = 0; t < n_trees; ++t) {
-        const FlatForest::View tree = forest.tree(t);
-        for (std::size_t r = begin; r < lanes_end; r += L) {
-          const T* rows[L];
-          int f[L];
-          for (std::size_t j = 0; j < L; ++j) rows[j] = X.data + static_cast<std::ptrdiff_t>(r + j) * X.row_stride;
-          tree.outputs(rows, X.col_stride, f);
-          for (std::size_t j = 0; j < L; ++j) visit(t, r + j, f[j]);
-        }
-        for (std::size_t r = lanes_end; r < end; ++r)
+    constexpr std::size_t L = FlatForest::kLanes;
+    const std::size_t lanes_end = begin + (end - begin) / L * L;
+    for (std::size_t i = 0; i < n_trees; ++i) {
+      const std::size_t t = first + i;
+      if (!forest.flat(i)) {  // the node walk
+        const Tree& tree = model.trees[t];
+        for (std::size_t r = begin; r < end; ++r)
           visit(t, r, tree.output(X.data + static_cast<std::ptrdiff_t>(r) * X.row_stride, X.col_stride));
+        continue;
       }
-      return;
-    }
-    for (std::size_t t = 0; t < n_trees; ++t) {  // the node walk, tree-outer too
-      const Tree& tree = model.trees[t];
-      for (std::size_t r = begin; r < end; ++r)
+      const FlatForest::View tree = forest.tree(i);
+      for (std::size_t r = begin; r < lanes_end; r += L) {
+        const T* rows[L];
+        int f[L];
+        for (std::size_t j = 0; j < L; ++j) rows[j] = X.data + static_cast<std::ptrdiff_t>(r + j) * X.row_stride;
+        tree.outputs(rows, X.col_stride, f);
+        for (std::size_t j = 0; j < L; ++j) visit(t, r + j, f[j]);
+      }
+      for (std::size_t r = lanes_end; r < end; ++r)
         visit(t, r, tree.output(X.data + static_cast<std::ptrdiff_t>(r) * X.row_stride, X.col_stride));
     }
   });
@@ -188,7 +203,7 @@ void decision_function(const Model& model, MatrixView<T> X, double* out, int n_t
   const std::size_t K = model.n_outputs;
   const std::size_t T_used = std::min(n_trees, model.trees.size());
   for_each_output(
-      model, X, T_used, n_threads,
+      model, X, 0, T_used, n_threads,
       [&](std::size_t begin, std::size_t end) {
         for (std::size_t r = begin; r < end; ++r)
           for (std::size_t k = 0; k < K; ++k) out[r * K + k] = model.bias[k];
@@ -201,12 +216,14 @@ void decision_function(const Model& model, MatrixView<T> X, double* out, int n_t
 }
 
 template <typename T>
-void tree_outputs(const Model& model, MatrixView<T> X, std::int8_t* out, int n_threads) {
+void tree_outputs(const Model& model, MatrixView<T> X, std::int8_t* out, int n_threads, std::size_t first_tree,
+                  std::size_t n_trees) {
   check_columns(model, X);
-  const std::size_t T_all = model.trees.size();
+  const std::size_t first = std::min(first_tree, model.trees.size());
+  const std::size_t n_used = std::min(n_trees, model.trees.size() - first);
   for_each_output(
-      model, X, T_all, n_threads, [](std::size_t, std::size_t) {},
-      [&](std::size_t t, std::size_t r, int f) { out[r * T_all + t] = static_cast<std::int8_t>(f); });
+      model, X, first, n_used, n_threads, [](std::size_t, std::size_t) {},
+      [&](std::size_t t, std::size_t r, int f) { out[r * n_used + (t - first)] = static_cast<std::int8_t>(f); });
 }
 
 void scores_to_classes(const Model& model, const double* scores, std::size_t n_rows, std::int32_t* out) {
@@ -226,7 +243,7 @@ void scores_to_classes(const Model& model, const double* scores, std::size_t n_r
 
 template void decision_function<float>(const Model&, MatrixView<float>, double*, int, std::size_t);
 template void decision_function<double>(const Model&, MatrixView<double>, double*, int, std::size_t);
-template void tree_outputs<float>(const Model&, MatrixView<float>, std::int8_t*, int);
-template void tree_outputs<double>(const Model&, MatrixView<double>, std::int8_t*, int);
+template void tree_outputs<float>(const Model&, MatrixView<float>, std::int8_t*, int, std::size_t, std::size_t);
+template void tree_outputs<double>(const Model&, MatrixView<double>, std::int8_t*, int, std::size_t, std::size_t);
 
 }  // namespace rebelboost

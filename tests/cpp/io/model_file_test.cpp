@@ -14,6 +14,9 @@
 #include <string>
 #include <vector>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "rebelboost/error.hpp"
 #include "rebelboost/predict.hpp"
 #include "rebelboost/train.hpp"
@@ -286,6 +289,25 @@ TEST(ModelFile, SaveAndLoadAtomically) {
   EXPECT_TRUE(read_all(path) == serialize(small.model));
 }
 
+TEST(ModelFile, SaveReclaimsWhatKilledSavesLeft) {
+  // A save killed between naming its temporary file and the rename leaves <path>.tmp-<pid>-*; the next
+  // save to that path removes those whose writer is gone, and nothing else.
+  TempDir dir;
+  const Trained t = trained(2, 1);
+  const fs::path path = dir.path() / "model.rbm";
+  const pid_t child = ::fork();
+  if (child == 0) ::_exit(0);
+  ASSERT_GT(child, 0);
+  ::waitpid(child, nullptr, 0);  // a pid that no longer runs
+  const std::string dead = "model.rbm.tmp-" + std::to_string(child) + "-aB3xYz";
+  const std::string alive = "model.rbm.tmp-" + std::to_string(::getpid()) + "-Qw9eRt";  // a save in progress
+  for (const std::string& name : {dead, alive, std::string("model.rbm.tmp-XyZ123"), std::string("other.rbm.tmp-1-a")})
+    std::ofstream(dir.path() / name) << "partial";
+  save_model(t.model, path.string());
+  EXPECT_EQ(dir.entries(), (std::set<std::string>{"model.rbm", alive, "model.rbm.tmp-XyZ123", "other.rbm.tmp-1-a"}));
+  EXPECT_TRUE(serialize(load_model(path.string())) == serialize(t.model));
+}
+
 TEST(ModelFile, SaveErrorsLeaveNothingBehind) {
   TempDir dir;
   const Trained t = trained(2, 1);
@@ -443,8 +465,11 @@ TEST(ModelFileHostile, HugeMetadataOrOutputCount) {
   m.n_outputs = 0xFFFFFFFFu;
   expect_rejected(file_of(m), "4294967295 outputs");
   m = base_model();
-  m.n_outputs = 1u << 16;  // allowed by the cap, but the bias does not fit in the file
-  expect_rejected(file_of(m), "bias count 65536 exceeds the file size");
+  m.n_outputs = 1u << 16;
+  expect_rejected(file_of(m), "65536 outputs, more than the limit kMaxClasses = 4096");
+  m = base_model();
+  m.n_outputs = kMaxClasses;  // allowed by the cap, but the bias does not fit in the file
+  expect_rejected(file_of(m), "bias count 4096 exceeds the file size");
 }
 
 TEST(ModelFileHostile, ChildIndices) {
@@ -526,6 +551,90 @@ TEST(ModelFileHostile, LossAndOutputsDisagree) {
   m = base_model();
   m.loss = static_cast<std::uint32_t>(LossKind::kRebel);
   expect_rejected(file_of(m), "REBEL model with 1 outputs");
+}
+
+// ---- limits: every resource a file controls is bounded, and the error names the limit --------------
+
+TEST(ModelFileLimits, FeatureCountBeyondTheLimit) {
+  for (std::uint32_t n : {kMaxFeatures + 1, 0xFFFFFFFFu}) {  // feature_importances would allocate 8 n bytes
+    RawModel m = base_model();
+    m.n_features = n;
+    expect_rejected(file_of(m), std::to_string(n) + " features, more than the limit kMaxFeatures = 16777216");
+  }
+  RawModel m = base_model();
+  m.n_features = 1000;
+  EXPECT_EQ(from_bytes(file_of(m)).feature_importances().size(), 1000u);
+}
+
+TEST(ModelFileLimits, TreeCountBeyondTheLimit) {
+  // kMaxTrees + 1 one-leaf trees (44 bytes each): the count fits in the file but not in the limit.
+  RawModel m = base_model();
+  m.trees.clear();
+  RawTree leaf;
+  leaf.step = {0.0};
+  leaf.nodes.resize(1);
+  m.trees.push_back(leaf);
+  const std::string one = payload_of(m);
+  const std::size_t tree_at = one.size() - 44;
+  std::string payload = one.substr(0, tree_at - 8);
+  Bytes count;
+  count.put<std::uint64_t>(kMaxTrees + 1);
+  payload += count.str();
+  payload.reserve(payload.size() + (kMaxTrees + 1) * 44);
+  for (std::size_t t = 0; t <= kMaxTrees; ++t) payload.append(one, tree_at, 44);
+  expect_rejected(file_of(payload), "1000001 trees, more than the limit kMaxTrees = 1000000");
+}
+
+TEST(ModelFileLimits, MetadataBeyondTheLimit) {
+  RawModel m = base_model();
+  m.metadata.assign(kMaxMetadataBytes + 1, ' ');
+  expect_rejected(file_of(m), "bytes of metadata, more than the limit kMaxMetadataBytes");
+  Model model = from_bytes(file_of(base_model()));
+  model.metadata.assign(kMaxMetadataBytes + 1, ' ');
+  EXPECT_THROW(serialize(model), ModelFileError);  // nor is such a file ever written
+}
+
+TEST(ModelFileLimits, ScoresThatCouldOverflowAreRejected) {
+  // Finite but huge steps gave inf scores and NaN probabilities: |bias| + sum |steps| is bounded per output.
+  RawModel m = base_model();
+  m.trees[0].step = {1e308};
+  m.trees[1].step = {1e308};
+  expect_rejected(file_of(m), "could reach inf (|bias| + the sum of |steps|), beyond the limit kMaxAbsScore = 1e300");
+  m = base_model();
+  m.bias = {-1e300};
+  m.trees[0].step = {1e290};
+  expect_rejected(file_of(m), "scores of output 0 could reach 1e+300");
+  m.loss = static_cast<std::uint32_t>(LossKind::kRebel);  // the bound is per output: only output 1 is too large
+  m.n_outputs = 2;
+  m.bias = {0.25, 0.0};
+  m.trees[0].step = {-0.5e300, 0.8e300};
+  m.trees[1].step = {0.5e300, 0.8e300};
+  expect_rejected(file_of(m), "scores of output 1 could reach 1.6e+300");
+  m.trees[1].step = {0.5e300, 0.2e300};
+  const Model at_the_limit = from_bytes(file_of(m));
+  const std::vector<double> x = {0.0, 5.0, 1.0, -3.0, kNaN, 7.0};
+  std::vector<double> s(4);
+  decision_function(at_the_limit, MatrixView<double>::row_major(x.data(), 2, 3), s.data(), 1);
+  for (double v : s) EXPECT_TRUE(std::isfinite(v) && std::isfinite(2 * v)) << v;
+}
+
+TEST(ModelFileLimits, GainsAreFiniteAndNonNegativeAndImportancesNeverOverflow) {
+  RawModel m = base_model();
+  m.trees[1].nodes[1].gain = -0.5;
+  expect_rejected(file_of(m), "negative gain at node 1");
+  m = base_model();  // the largest finite gains and steps still give importances that sum to 1
+  m.trees[0].nodes[0].gain = std::numeric_limits<double>::max();
+  m.trees[1].nodes[0].gain = std::numeric_limits<double>::max();
+  m.trees[0].step = {0.4e300};
+  m.trees[1].step = {0.5e300};
+  const std::vector<double> imp = from_bytes(file_of(m)).feature_importances();
+  double total = 0.0;
+  for (double v : imp) {
+    EXPECT_TRUE(std::isfinite(v) && v >= 0.0) << v;
+    total += v;
+  }
+  EXPECT_NEAR(total, 1.0, 1e-12);
+  EXPECT_NEAR(imp[2] / imp[0], 0.4 / 0.5, 1e-12);  // gain x |step|_1 of the stump vs the deep tree's root
 }
 
 TEST(ModelFileHostile, LargestAllowedTreeLoads) {

@@ -238,6 +238,52 @@ TEST(DecisionFunction, UnevenTreesAndSpecialValuesMatchTheNodeWalk) {
   }
 }
 
+// A depth-`depth` chain of 2 depth + 1 nodes: node 2i splits on feature i % n_features, its right child
+// is a leaf and its left child the next split. Flattened into a complete tree it would take 2^(depth+1) - 1
+// entries for its 2 depth + 1 nodes.
+Tree chain(int depth, std::size_t n_features, double step) {
+  Tree tree;
+  tree.step = {step};
+  for (int i = 0; i < depth; ++i) {
+    Node split;
+    split.feature = static_cast<std::int32_t>(static_cast<std::size_t>(i) % n_features);
+    split.threshold = 0.25 * (i % 5) - 0.5;
+    split.nan_left = static_cast<std::uint8_t>(i % 2);
+    split.left = static_cast<std::uint32_t>(2 * i + 2);
+    split.right = static_cast<std::uint32_t>(2 * i + 1);
+    tree.nodes.push_back(split);
+    Node leaf;
+    leaf.value = static_cast<std::int8_t>(i % 3 == 0 ? 1 : -1);
+    tree.nodes.push_back(leaf);
+  }
+  Node last;
+  last.value = 1;
+  tree.nodes.push_back(last);
+  return tree;
+}
+
+TEST(DecisionFunction, LopsidedDeepTreesAreWalkedAndAgreeWithFlattenedOnes) {
+  // Depth-12 chains (walked: flattening would cost 8 191 entries for 25 nodes) between balanced trees
+  // (flattened): every row, any number of rows, any range of trees, gives the node walk's answer.
+  const std::size_t n_features = 4;
+  Model m = trained_model(n_features, 31, 3, 6);
+  for (int i = 0; i < 6; ++i) m.trees.insert(m.trees.begin() + 2 * i, chain(12, n_features, 0.125 * (i + 1)));
+  ASSERT_NO_THROW(m.validate());
+  const Dense<double> X = testing::random_matrix(203, n_features, 32, 0.1);
+  for (std::size_t rows : {std::size_t{5}, std::size_t{17}, std::size_t{203}}) {
+    const Dense<double> Xr{rows, n_features, std::vector<double>(X.c_order.begin(), X.c_order.begin() + rows * n_features)};
+    EXPECT_EQ(predict(m, Xr.c_view(), 2), by_hand(m, Xr, m.trees.size())) << rows << " rows";
+    for (std::size_t first : {std::size_t{0}, std::size_t{3}, std::size_t{11}}) {
+      const std::size_t n = std::min<std::size_t>(5, m.trees.size() - first);
+      std::vector<std::int8_t> got(rows * n, 0);
+      tree_outputs(m, Xr.c_view(), got.data(), 2, first, 5);
+      for (std::size_t r = 0; r < rows; ++r)
+        for (std::size_t t = 0; t < n; ++t)
+          ASSERT_EQ(got[r * n + t], m.trees[first + t].output(&Xr.c_order[r * n_features], 1)) << r << "," << first + t;
+    }
+  }
+}
+
 TEST(ScoresToClasses, BinaryIsPositiveScore) {
   Model m;
   m.n_outputs = 1;

@@ -3,9 +3,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -24,6 +26,26 @@ TEST(ParallelFor, RunsEveryIndexExactlyOnce) {
       }
     }
   }
+}
+
+TEST(ResolveThreads, AbsurdCountsAreCappedAtAMultipleOfTheCores) {
+  // n_jobs = 10**6 crashed inside libgomp and 1 000 failed to create threads under a memory cap.
+  const int cores = std::max(1, omp_get_num_procs());
+  EXPECT_EQ(resolve_threads(0), cores);
+  EXPECT_EQ(resolve_threads(-5), cores);
+  EXPECT_EQ(resolve_threads(1), 1);
+  EXPECT_EQ(resolve_threads(1'000'000), kMaxThreadsPerCore * cores);
+  EXPECT_EQ(resolve_threads(std::numeric_limits<int>::max()), kMaxThreadsPerCore * cores);
+  std::atomic<int> hits{0};
+  std::atomic<int> widest{0};
+  parallel_for(10'000, 1'000'000, [&](std::ptrdiff_t) {
+    hits++;
+    int seen = widest.load();
+    while (omp_get_num_threads() > seen && !widest.compare_exchange_weak(seen, omp_get_num_threads())) {
+    }
+  });
+  EXPECT_EQ(hits.load(), 10'000);
+  EXPECT_LE(widest.load(), kMaxThreadsPerCore * cores);
 }
 
 TEST(ParallelFor, RethrowsTheErrorOfTheSmallestIndex) {

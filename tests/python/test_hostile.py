@@ -1,0 +1,240 @@
+"""Hostile input never crashes, hangs or exhausts memory: bounded threads, trees, features and classes,
+finite scores, metadata checked against the payload at load, and saves that leave nothing behind."""
+
+import json
+import os
+import resource
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import numpy as np
+import pytest
+from sklearn.exceptions import ConvergenceWarning
+
+import rebelboost
+from rebelboost import AdaBoostClassifier, ModelFileError, REBELClassifier, VEBBoostClassifier, _core
+
+from model_bytes import chain, parse
+
+ESTIMATORS = [AdaBoostClassifier, VEBBoostClassifier, REBELClassifier]
+
+
+def run_limited(code, memory=2 << 30, timeout=120):
+    """Runs Python `code` in a subprocess under an address-space cap; returns (returncode, stdout, stderr)."""
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+
+    proc = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], preexec_fn=limit, capture_output=True,
+                          text=True, timeout=timeout)
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+@pytest.fixture(scope="module")
+def noisy():
+    rng = np.random.RandomState(5)
+    X = rng.normal(size=(400, 5))
+    y = (X[:, 0] + X[:, 1] * X[:, 2] + 0.8 * rng.normal(size=400) > 0).astype(int)
+    y3 = np.argmax(X[:, :3] + 0.8 * rng.normal(size=(400, 3)), axis=1)
+    return X, y, y3
+
+
+def test_absurd_n_jobs_neither_crash_nor_change_the_model():
+    # n_jobs=10**6 ended in a SIGSEGV inside libgomp, n_jobs=1000 in "Thread creation failed" under a cap.
+    code, out, err = run_limited("""
+        import numpy as np
+        from rebelboost import AdaBoostClassifier, REBELClassifier
+        rng = np.random.RandomState(0)
+        X = rng.normal(size=(2000, 6)); y = (X[:, 0] + rng.normal(size=2000) > 0).astype(int)
+        ref = AdaBoostClassifier(n_estimators=5, n_jobs=1).fit(X, y)
+        for n_jobs in (10**6, 1000):
+            clf = AdaBoostClassifier(n_estimators=5, n_jobs=n_jobs).fit(X, y)
+            assert clf._model.to_bytes() == ref._model.to_bytes()
+            assert (clf.decision_function(X) == ref.decision_function(X)).all()
+        REBELClassifier(n_estimators=2, n_jobs=10**6).fit(X, np.argmax(X[:, :3], axis=1))
+        print("ok")
+    """)
+    assert code == 0 and out.strip() == "ok", err[-2000:]
+
+
+def test_a_tampered_n_jobs_in_a_file_cannot_kill_the_loader(tmp_path, noisy):
+    # A 3 KB file with n_jobs=10**6 in its parameters killed any process predicting 257 rows or more.
+    X, y, _ = noisy
+    AdaBoostClassifier(n_estimators=5).fit(X, y).save(tmp_path / "m.rbm")
+    parts = parse((tmp_path / "m.rbm").read_bytes())
+    meta = json.loads(parts.metadata)
+    meta["params"]["n_jobs"] = 10**6
+    parts.metadata = json.dumps(meta).encode()
+    (tmp_path / "tampered.rbm").write_bytes(parts.file())
+    code, out, err = run_limited(f"""
+        import numpy as np, rebelboost
+        clf = rebelboost.load({str(tmp_path / "tampered.rbm")!r})
+        X = np.random.RandomState(0).normal(size=(5000, 5))
+        assert np.isfinite(clf.predict_proba(X)).all()
+        print("ok")
+    """)
+    assert code == 0 and out.strip() == "ok", err[-2000:]
+
+
+def test_lopsided_deep_trees_predict_without_flattening_them(tmp_path, noisy):
+    # 40 000 depth-12 chains of 25 nodes predicting 171 rows were flattened into complete trees (2.4 GB);
+    # here 4 000 of them: 420 MB flattened, a few MB walked node by node.
+    X, y, _ = noisy
+    AdaBoostClassifier(n_estimators=1).fit(X, y).save(tmp_path / "m.rbm")
+    parts = parse((tmp_path / "m.rbm").read_bytes())
+    parts.trees = [chain(12, 5, 0.001 * (t % 7 - 3)) for t in range(4000)]
+    (tmp_path / "chains.rbm").write_bytes(parts.file())
+    code, out, err = run_limited(f"""
+        import resource
+        import numpy as np, rebelboost
+        clf = rebelboost.load({str(tmp_path / "chains.rbm")!r})
+        X = np.random.RandomState(1).normal(size=(171, 5))
+        one_by_one = np.array([clf.decision_function(X[i:i + 1])[0] for i in range(len(X))])  # the node walk
+        before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        batch = clf.decision_function(X)
+        print((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) // 1024, int((batch == one_by_one).all()))
+    """)
+    assert code == 0, err[-2000:]
+    grown_mib, equal = map(int, out.split())
+    assert equal == 1 and grown_mib < 64
+
+
+def test_file_counts_beyond_the_limits_are_clear_errors(tmp_path, noisy):
+    X, y, _ = noisy
+    AdaBoostClassifier(n_estimators=2).fit(X, y).save(tmp_path / "m.rbm")
+    parts = parse((tmp_path / "m.rbm").read_bytes())
+    parts.n_features = 2**32 - 1  # feature_importances_ would have asked for 32 GiB
+    with pytest.raises(ModelFileError, match="4294967295 features, more than the limit kMaxFeatures = 16777216"):
+        _core.Model.from_bytes(parts.file())
+
+
+@pytest.mark.filterwarnings("ignore:The number of unique classes is greater than 50%")
+def test_a_million_classes_is_a_clear_error_not_a_memory_error():
+    # np.arange(10**6) as labels died in numpy's MemoryError ("Unable to allocate 7.28 TiB").
+    X = np.zeros((10**6, 1), dtype=np.float32)
+    for cls in (REBELClassifier, AdaBoostClassifier):
+        with pytest.raises(ValueError, match="1000000 distinct classes, more than the limit of 4096 classes"):
+            cls().fit(X, np.arange(10**6))
+
+
+def test_scores_that_could_overflow_are_rejected_at_load(tmp_path, noisy):
+    # Finite steps of 1e308 loaded and gave inf scores and NaN probabilities.
+    X, y, _ = noisy
+    AdaBoostClassifier(n_estimators=3).fit(X, y).save(tmp_path / "m.rbm")
+    parts = parse((tmp_path / "m.rbm").read_bytes())
+    for tree in parts.trees:
+        tree.step[:] = 1e308
+    with pytest.raises(ModelFileError, match="beyond the limit kMaxAbsScore = 1e300"):
+        _core.Model.from_bytes(parts.file())
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS)
+@pytest.mark.parametrize("learning_rate", [1e308, 1000.0, 3.0])
+def test_a_diverging_fit_stops_with_a_warning_and_a_usable_model(cls, learning_rate, noisy, tmp_path):
+    # learning_rate=1e308 trained a model of inf scores that could not be saved (stop reason "no_edge"),
+    # 1000 reported "perfect_fit" with a NaN loss, and at 3 AdaBoost's loss climbed silently.
+    X, y, y3 = noisy
+    with pytest.warns(ConvergenceWarning, match="lower learning_rate"):
+        clf = cls(n_estimators=20, learning_rate=learning_rate).fit(X, y3 if cls is REBELClassifier else y)
+    assert clf.fit_info_["stop_reason"] == "diverged"
+    assert np.all(np.diff(np.r_[1.0, clf.fit_info_["train_loss"]]) <= 1e-9)
+    assert np.isfinite(clf.predict_proba(X)).all()
+    clf.save(tmp_path / "d.rbm")
+    np.testing.assert_array_equal(rebelboost.load(tmp_path / "d.rbm").decision_function(X), clf.decision_function(X))
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS)
+def test_sample_weights_of_5e_324_are_treated_like_any_other_uniform_weights(cls, noisy):
+    # REBEL rejected them ("no usable training weight") while AdaBoost and VEB accepted them.
+    X, y, y3 = noisy
+    labels = y3 if cls is REBELClassifier else y
+    plain = cls(n_estimators=10, max_depth=2).fit(X, labels)
+    tiny = cls(n_estimators=10, max_depth=2).fit(X, labels, sample_weight=np.full(len(X), 5e-324))
+    assert tiny._model.to_bytes() == plain._model.to_bytes()
+
+
+def _relabel(path, **changes):
+    parts = parse(path.read_bytes())
+    meta = json.loads(parts.metadata)
+    for key, value in changes.items():
+        if key == "params":
+            meta["params"].update(value)
+        else:
+            meta[key] = value
+    parts.metadata = json.dumps(meta).encode()
+    path.write_bytes(parts.file())
+
+
+def test_estimator_kind_must_match_the_loss(tmp_path, noisy):
+    # A REBEL file relabelled as AdaBoostClassifier gave predict_proba of shape (n, 6) for 3 classes.
+    X, y, y3 = noisy
+    REBELClassifier(n_estimators=3).fit(X, y3).save(tmp_path / "r.rbm")
+    _relabel(tmp_path / "r.rbm", estimator="AdaBoostClassifier")
+    with pytest.raises(ModelFileError, match="names estimator AdaBoostClassifier but holds a REBEL model"):
+        rebelboost.load(tmp_path / "r.rbm")
+    AdaBoostClassifier(n_estimators=3).fit(X, y).save(tmp_path / "a.rbm")
+    _relabel(tmp_path / "a.rbm", estimator="VEBBoostClassifier")
+    with pytest.raises(ModelFileError, match="names estimator VEBBoostClassifier but holds a AdaBoost model"):
+        rebelboost.load(tmp_path / "a.rbm")
+
+
+@pytest.mark.parametrize("params", [{"max_depth": 100}, {"n_estimators": -1}, {"learning_rate": "fast"},
+                                    {"quick": "sometimes"}, {"n_jobs": 0}, {"n_bins": 10**9}])
+def test_parameters_are_validated_at_load_not_at_first_use(params, tmp_path, noisy):
+    X, y, _ = noisy
+    AdaBoostClassifier(n_estimators=3).fit(X, y).save(tmp_path / "m.rbm")
+    _relabel(tmp_path / "m.rbm", params=params)
+    with pytest.raises(ModelFileError, match="invalid parameters"):
+        rebelboost.load(tmp_path / "m.rbm")
+
+
+def test_staged_prediction_holds_a_bounded_number_of_tree_outputs(monkeypatch, noisy):
+    X, y, y3 = noisy
+    for clf in (AdaBoostClassifier(n_estimators=25).fit(X, y), REBELClassifier(n_estimators=25).fit(X, y3)):
+        whole = list(clf.staged_decision_function(X))
+        monkeypatch.setattr(rebelboost._base, "_STAGED_OUTPUT_BYTES", 3 * len(X))  # 3 trees at a time
+        chunked = list(clf.staged_decision_function(X))
+        monkeypatch.undo()
+        assert len(chunked) == len(whole) == clf.n_estimators_
+        for a, b in zip(chunked, whole):
+            np.testing.assert_array_equal(a, b)
+
+
+def test_saves_killed_at_any_instant_leave_nothing_behind(tmp_path, noisy):
+    # 12 of 50 saves killed with SIGKILL left model.rbm.tmp-* files (219 MB). A writer saves a ~5 MB model
+    # in a loop and is killed at random instants: the file always loads, and once the next save to that
+    # path has run, the folder holds the model file only.
+    X, y, _ = noisy
+    AdaBoostClassifier(n_estimators=20, max_depth=3).fit(X, y).save(tmp_path / "m.rbm")
+    parts = parse((tmp_path / "m.rbm").read_bytes())
+    parts.trees = parts.trees * 1000
+    (tmp_path / "source.rbm").write_bytes(parts.file())
+    target = tmp_path / "out" / "model.rbm"
+    target.parent.mkdir()
+    writer = textwrap.dedent(f"""
+        import importlib.util
+        spec = importlib.util.spec_from_file_location("rebelboost._core", {_core.__file__!r})
+        core = importlib.util.module_from_spec(spec)  # the core alone: no scikit-learn to import
+        spec.loader.exec_module(core)
+        model = core.Model.load({str(tmp_path / "source.rbm")!r})
+        model.save({str(target)!r})
+        print("ready", flush=True)
+        while True:
+            model.save({str(target)!r})
+    """)
+    rng = np.random.RandomState(0)
+    leftovers_seen = 0
+    for _ in range(12):
+        proc = subprocess.Popen([sys.executable, "-c", writer], stdout=subprocess.PIPE, text=True)
+        assert proc.stdout.readline().strip() == "ready"
+        time.sleep(rng.uniform(0.0, 0.1))
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        proc.stdout.close()
+        assert _core.Model.load(str(target)).n_trees == 20000
+        leftovers_seen += len(os.listdir(target.parent)) - 1
+    _core.Model.load(str(tmp_path / "m.rbm")).save(str(target))
+    assert os.listdir(target.parent) == ["model.rbm"], leftovers_seen
