@@ -111,6 +111,11 @@ void bind_model(py::module_& m) {
       .def_property("metadata", [](const Model& mo) { return py::bytes(mo.metadata); },
                     [](Model& mo, const py::bytes& b) { mo.metadata = std::string(b); })
       .def("trees", &trees_as_dicts)
+      .def("truncated", [](const Model& mo, std::size_t n_trees) {
+        Model out = mo;
+        if (n_trees < out.trees.size()) out.trees.resize(n_trees);
+        return out;
+      }, py::arg("n_trees"), "A copy keeping the first n_trees trees.")
       .def("feature_importances", [](const Model& mo) {
         const std::vector<double> v = mo.feature_importances();
         return py::array_t<double>(static_cast<py::ssize_t>(v.size()), v.data());

@@ -1,12 +1,16 @@
-// train(): numpy in, GIL released for the whole fit; the per-iteration callback re-acquires it.
+// train(): numpy in, the fit on a worker thread (interruptible.hpp); the callback runs in the calling thread.
 #include <pybind11/functional.h>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <string>
+#include <type_traits>
+#include <vector>
 
 #include "convert.hpp"
+#include "interruptible.hpp"
 #include "rebelboost/train.hpp"
 
 namespace rebelboost::bindings {
@@ -25,15 +29,19 @@ py::dict info_to_dict(const IterationInfo& info) {
   d["features_pruned"] = info.features_pruned;
   d["heavy_rebuilds"] = info.heavy_rebuilds;
   d["mass90_fraction"] = info.mass90_fraction;
+  d["replayed"] = info.replayed;
+  d["eval_loss"] = info.eval_loss;
   return d;
 }
 
-py::tuple train_py(const py::array& X, const py::array_t<std::int32_t, py::array::c_style | py::array::forcecast>& y,
-                   const py::object& sample_weight, std::size_t n_classes, const std::string& loss,
-                   int n_estimators, int max_depth, int n_bins, double learning_rate, int n_threads,
-                   double smoothing, std::size_t bin_subsample, std::int64_t bin_seed,
-                   const py::object& callback, double veb_lambda, const py::object& cost_matrix, int quick, int criterion, double weight_trim,
-                   double subsample, double feature_fraction, std::int64_t seed) {
+using Array = py::array_t<double, py::array::c_style | py::array::forcecast>;
+using Labels = py::array_t<std::int32_t, py::array::c_style | py::array::forcecast>;
+
+TrainParams make_params(std::size_t n_classes, const std::string& loss, int n_estimators, int max_depth, int n_bins,
+                        double learning_rate, int n_threads, double smoothing, std::size_t bin_subsample,
+                        std::int64_t bin_seed, double veb_lambda, const py::object& cost_matrix, int quick,
+                        int criterion, double weight_trim, double subsample, double feature_fraction,
+                        std::int64_t seed) {
   TrainParams p;
   p.loss = parse_loss(loss);
   p.n_estimators = n_estimators;
@@ -52,41 +60,111 @@ py::tuple train_py(const py::array& X, const py::array_t<std::int32_t, py::array
   p.feature_fraction = feature_fraction;
   p.seed = seed;
   if (!cost_matrix.is_none()) {
-    auto c = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(cost_matrix);
+    auto c = Array::ensure(cost_matrix);
     if (!c || c.ndim() != 2) throw InvalidArgument("cost_matrix must be a 2-D array of numbers");
     if (static_cast<std::size_t>(c.shape(0)) != n_classes || static_cast<std::size_t>(c.shape(1)) != n_classes)
       throw InvalidArgument("cost_matrix has shape (" + std::to_string(c.shape(0)) + ", " + std::to_string(c.shape(1)) +
                             "); expected (" + std::to_string(n_classes) + ", " + std::to_string(n_classes) + ")");
     p.cost_matrix.assign(c.data(), c.data() + c.size());
   }
+  return p;
+}
+
+// Optional 1-D weights with one entry per row (null when None); `keep` holds the converted array.
+const double* weights_of(const py::object& sample_weight, std::size_t n_rows, Array& keep, const std::string& what) {
+  if (sample_weight.is_none()) return nullptr;
+  keep = Array::ensure(sample_weight);
+  if (!keep || keep.ndim() != 1 || static_cast<std::size_t>(keep.shape(0)) != n_rows)
+    throw InvalidArgument(what + " must be 1-D with one entry per sample");
+  return keep.data();
+}
+
+// The arrays of the eval sets, converted and kept alive while the core reads them.
+struct EvalArrays {
+  std::vector<py::array> X;
+  std::vector<Labels> y;
+  std::vector<Array> w;
+  std::vector<const double*> w_data;
+};
+
+EvalArrays eval_arrays(const py::list& eval_sets, const py::array& X) {
+  EvalArrays a;
+  for (const py::handle& item : eval_sets) {
+    const py::tuple t = py::reinterpret_borrow<py::tuple>(item);
+    if (t.size() != 3) throw InvalidArgument("every eval set must be a tuple (X, y, sample_weight or None)");
+    py::array Xe = py::array::ensure(t[0]);
+    if (!Xe || Xe.ndim() != 2 || !Xe.dtype().is(X.dtype()))
+      throw InvalidArgument("an eval set's X must be a 2-D array of the training data's dtype");
+    Labels ye = Labels::ensure(t[1]);
+    if (!ye || ye.ndim() != 1 || ye.shape(0) != Xe.shape(0))
+      throw InvalidArgument("an eval set's y must be 1-D with one label index per row");
+    a.w.emplace_back();
+    a.w_data.push_back(weights_of(py::reinterpret_borrow<py::object>(t[2]), static_cast<std::size_t>(Xe.shape(0)),
+                                  a.w.back(), "an eval set's sample_weight"));
+    a.X.push_back(Xe);
+    a.y.push_back(ye);
+  }
+  return a;
+}
+
+// The per-iteration record for Python, with a copy of each eval set's scores ((n,) for K = 1, else (n, K)).
+py::dict record_of(const IterationInfo& info, const EvalArrays& evals, std::size_t K) {
+  py::dict d = info_to_dict(info);
+  py::list scores;
+  for (std::size_t e = 0; e < info.eval_scores.size(); ++e) {
+    const auto n = static_cast<py::ssize_t>(evals.X[e].shape(0));
+    Array copy = K == 1 ? Array({n}) : Array({n, static_cast<py::ssize_t>(K)});
+    std::copy(info.eval_scores[e], info.eval_scores[e] + static_cast<std::size_t>(n) * K, copy.mutable_data());
+    scores.append(copy);
+  }
+  d["eval_scores"] = scores;
+  return d;
+}
+
+py::tuple train_py(const py::array& X, const Labels& y, const py::object& sample_weight, std::size_t n_classes,
+                   const std::string& loss, int n_estimators, int max_depth, int n_bins, double learning_rate,
+                   int n_threads, double smoothing, std::size_t bin_subsample, std::int64_t bin_seed,
+                   const py::object& callback, double veb_lambda, const py::object& cost_matrix, int quick,
+                   int criterion, double weight_trim, double subsample, double feature_fraction, std::int64_t seed,
+                   const py::object& init_model, const py::list& eval_sets) {
+  const TrainParams p = make_params(n_classes, loss, n_estimators, max_depth, n_bins, learning_rate, n_threads,
+                                    smoothing, bin_subsample, bin_seed, veb_lambda, cost_matrix, quick, criterion,
+                                    weight_trim, subsample, feature_fraction, seed);
   if (y.ndim() != 1) throw InvalidArgument("y must be 1-D");
   const std::size_t n_rows = X.ndim() == 2 ? static_cast<std::size_t>(X.shape(0)) : 0;
   if (static_cast<std::size_t>(y.shape(0)) != n_rows)
     throw InvalidArgument("X has " + std::to_string(n_rows) + " samples but y has " + std::to_string(y.shape(0)));
-  py::array_t<double, py::array::c_style | py::array::forcecast> weights;
-  const double* w = nullptr;
-  if (!sample_weight.is_none()) {
-    weights = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(sample_weight);
-    if (!weights || weights.ndim() != 1 || static_cast<std::size_t>(weights.shape(0)) != n_rows)
-      throw InvalidArgument("sample_weight must be 1-D with one entry per sample");
-    w = weights.data();
-  }
-  IterationCallback cb;
+  Array weights;
+  const double* w = weights_of(sample_weight, n_rows, weights, "sample_weight");
+  const Model* init = init_model.is_none() ? nullptr : &init_model.cast<const Model&>();
+  const EvalArrays evals = eval_arrays(eval_sets, X);
+  const std::size_t K = p.loss == LossKind::kRebel ? n_classes : 1;
+  std::function<bool(const IterationInfo&)> on_iteration;
   if (!callback.is_none()) {
-    cb = [&callback](const IterationInfo& info) {
-      py::gil_scoped_acquire acquire;
-      py::object r = callback(info_to_dict(info));
+    on_iteration = [&](const IterationInfo& info) {
+      const py::object r = callback(record_of(info, evals, K));
       return r.is_none() || r.cast<bool>();
     };
   }
   const std::int32_t* labels = y.data();
-  TrainResult result = with_view(X, [&](auto view) {
-    py::gil_scoped_release release;
-    return train(view, labels, w, n_classes, p, cb);
+  Interruptible run = with_view(X, [&](auto view) {
+    using T = std::remove_cv_t<std::remove_pointer_t<decltype(view.data)>>;
+    TrainOptions<T> options;
+    options.init_model = init;
+    for (std::size_t e = 0; e < evals.X.size(); ++e)
+      options.eval_sets.push_back({view_2d<T>(evals.X[e]), evals.y[e].data(), evals.w_data[e]});
+    return run_interruptible(
+        [&](const IterationCallback& relay, const std::atomic<bool>* stop) {
+          options.callback = relay;
+          options.stop = stop;
+          return train(view, labels, w, n_classes, p, options);
+        },
+        on_iteration);
   });
   py::list history;
-  for (const IterationInfo& info : result.history) history.append(info_to_dict(info));
-  return py::make_tuple(std::move(result.model), history, result.stop_reason, result.stop_message);
+  for (const IterationInfo& info : run.result.history) history.append(info_to_dict(info));
+  return py::make_tuple(std::move(run.result.model), history, run.result.stop_reason, run.result.stop_message,
+                        run.error);
 }
 
 }  // namespace
@@ -98,8 +176,11 @@ void bind_train(py::module_& m) {
         py::arg("bin_subsample") = 200000, py::arg("bin_seed") = -1, py::arg("callback") = py::none(), py::arg("veb_lambda") = 0.5,
         py::arg("cost_matrix") = py::none(), py::arg("quick") = 2, py::arg("criterion") = 0,
         py::arg("weight_trim") = 1.0, py::arg("subsample") = 1.0, py::arg("feature_fraction") = 1.0,
-        py::arg("seed") = 0,
-        "Fit a boosted ensemble; returns (Model, history, stop_reason, stop_message). X float32/float64, y int32 class indices.");
+        py::arg("seed") = 0, py::arg("init_model") = py::none(), py::arg("eval_sets") = py::list(),
+        "Fit a boosted ensemble; returns (Model, history, stop_reason, stop_message, error). X float32/float64, y int32 class "
+        "indices; eval_sets: [(X, y, sample_weight or None)]; init_model: a Model to continue (warm start). "
+        "error: the Python exception (KeyboardInterrupt, or raised by the callback) that stopped training, for "
+        "the caller to raise after keeping the finished iterations, else None.");
 }
 
 }  // namespace rebelboost::bindings

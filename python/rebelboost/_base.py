@@ -13,17 +13,25 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from rebelboost import _core
+from rebelboost._monitor import METRICS, TrainingMonitor
 from rebelboost._validation import (
     MAX_ESTIMATORS,
     check_binary_classes,
+    check_eval_sets,
     check_fit_data,
+    check_n_iter,
     check_predict_data,
     resolve_n_jobs,
+    split_validation,
 )
 
 __all__ = ["BaseBoostingClassifier", "BinaryBoostingClassifier"]
 
 _STAGED_OUTPUT_BYTES = 1 << 24  # staged prediction holds at most this many tree outputs (int8) at a time
+
+# Per-iteration fields of the core's history kept in fit_info_ (the float ones, then the counters).
+_FLOAT_INFO = ("train_loss", "weighted_error", "mass90_fraction")
+_HISTORY_KEYS = _FLOAT_INFO + ("bin_accumulations", "quick_nodes", "full_nodes", "features_pruned", "heavy_rebuilds")
 
 
 class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
@@ -47,6 +55,14 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
         "subsample": [Interval(Real, 0.0, 1.0, closed="right")],
         "feature_fraction": [Interval(Real, 0.0, 1.0, closed="right")],
         "criterion": [StrOptions({"loss", "gini"})],
+        "early_stopping": ["boolean"],
+        "validation_fraction": [Interval(Real, 0.0, 1.0, closed="neither")],
+        "n_iter_no_change": [Interval(Integral, 1, MAX_ESTIMATORS, closed="both")],
+        "tol": [Interval(Real, 0.0, None, closed="left")],
+        "scoring": [StrOptions(set(METRICS))],
+        "warm_start": ["boolean"],
+        "callbacks": [list, None],
+        "class_weight": [dict, StrOptions({"balanced"}), None],
     }
 
     def _core_params(self):
@@ -65,58 +81,102 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
             n_threads=resolve_n_jobs(self.n_jobs),
         )
 
-    def _bin_seed(self):
-        """random_state picks the rows used to find bin edges when n_samples > 200 000 (-1: evenly spaced)."""
+    def _seeds(self, warm):
+        """(bin_seed, seed): bin-edge rows (-1: evenly spaced) and the seed of subsample, feature_fraction and
+        the early-stopping split. A RandomState is drawn from once per fresh fit; a warm start reuses the
+        first fit's seeds, so it continues exactly."""
+        if warm and hasattr(self, "_fit_seeds"):
+            return self._fit_seeds
         rs = self.random_state
         if rs is None:
-            return -1
-        if isinstance(rs, np.random.RandomState):
-            return int(rs.randint(0, 2**31 - 1))
-        return int(rs)
+            seeds = (-1, 0)
+        elif isinstance(rs, np.random.RandomState):
+            drawn = int(rs.randint(0, 2**31 - 1))
+            seeds = (drawn, drawn)
+        else:
+            seeds = (int(rs), int(rs))
+        self._fit_seeds = seeds
+        return seeds
 
     # ---- fit -------------------------------------------------------------------------------------
     def _check_classes(self, classes, y_encoded, sample_weight, y):
         """Hook: binary estimators reject anything but 2 classes."""
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y, sample_weight=None, eval_set=None):
         """Fit on X (n_samples, n_features; NaN = missing) and labels y of any type.
 
-        sample_weight : array of shape (n_samples,), optional; non-negative frequencies (weight 2 on a row
-        gives the model of the row twice).
+        Parameters
+        ----------
+        sample_weight : array of shape (n_samples,), optional
+            Non-negative frequencies (weight 2 on a row gives the model of the row twice); multiplied by
+            ``class_weight``'s weights.
+        eval_set : list of (X, y) or (X, y, sample_weight) tuples, optional
+            Validation data watched after every tree: ``evals_result_`` records ``scoring`` on each set
+            (named "valid_0", "valid_1", ...); early stopping watches the first.
+
+        Ctrl-C during fit raises KeyboardInterrupt within about 0.1 s; the estimator then holds the trees
+        finished before it (``fit_info_["stop_reason"] == "interrupted"``), so it predicts, and
+        ``warm_start=True`` resumes. An exception raised by a callback ends fit the same way.
         """
-        params = self._core_params()
-        X, y_encoded, classes, sample_weight = check_fit_data(self, X, y, sample_weight)
+        warm = bool(self.warm_start) and hasattr(self, "_model")
+        X, y_encoded, classes, sample_weight, class_weights = check_fit_data(
+            self, X, y, sample_weight, self.class_weight, reset=not warm)
+        if warm and not np.array_equal(classes, self.classes_):
+            raise ValueError(f"warm_start=True: y has the classes {classes.tolist()[:10]}, the fitted model "
+                             f"{self.classes_.tolist()[:10]}; fit again with warm_start=False")
+        if warm and self.n_estimators < self.n_estimators_:
+            raise ValueError(f"warm_start=True: n_estimators={self.n_estimators} is less than the "
+                             f"{self.n_estimators_} trees already fitted; use truncate() to keep fewer")
         self._check_classes(classes, y_encoded, sample_weight, y)
-        callback = self._progress_callback() if self.verbose else None
-        model, history, stop_reason, stop_message = _core.train(
-            X,
-            y_encoded,
-            sample_weight,
-            len(classes),
-            self._loss,
-            bin_seed=self._bin_seed(),
-            seed=max(0, self._bin_seed()),
-            callback=callback,
-            **params,
-            **self._core_extra(),
-        )
+        bin_seed, seed = self._seeds(warm)
+        evals = check_eval_sets(self, eval_set, classes, X.dtype, class_weights)
+        if self.early_stopping and not evals:
+            X, y_encoded, sample_weight, validation = split_validation(
+                X, y_encoded, sample_weight, self.validation_fraction, seed)
+            evals = [validation]
+        monitor = TrainingMonitor(self, len(classes), evals, self.scoring, self.early_stopping, self.n_iter_no_change, self.tol,
+                                  int(self.verbose), self.callbacks)
+        try:
+            model, history, stop_reason, stop_message, error = _core.train(
+                X, y_encoded, sample_weight, len(classes), self._loss,
+                bin_seed=bin_seed, seed=seed, callback=monitor if monitor.needed else None,
+                init_model=self._model if warm else None, eval_sets=[e.core_tuple() for e in evals],
+                **self._core_params(), **self._core_extra())
+        except BaseException:
+            monitor.close()
+            raise
+        if error is not None:
+            stop_reason = "interrupted" if isinstance(error, KeyboardInterrupt) else "error"
         if stop_reason == "diverged":
             warnings.warn(f"{type(self).__name__}: {stop_message}; lower learning_rate", ConvergenceWarning, stacklevel=3)
         self.classes_ = classes
         self._model = model
+        self._record_fit(history, stop_reason, monitor)
+        monitor.close(stop_reason, self._model.n_trees)
+        if error is not None:
+            raise error
+        return self
+
+    def _record_fit(self, history, stop_reason, monitor):
+        """fit_info_, evals_result_, best_iteration_; early stopping keeps the best iteration's trees."""
         self.fit_info_ = {
             "stop_reason": stop_reason,
             "n_iterations": len(history),
-            "train_loss": np.array([h["train_loss"] for h in history]),
-            "weighted_error": np.array([h["weighted_error"] for h in history]),
-            "bin_accumulations": np.array([h["bin_accumulations"] for h in history], dtype=np.int64),
-            "quick_nodes": np.array([h["quick_nodes"] for h in history], dtype=np.int64),
-            "full_nodes": np.array([h["full_nodes"] for h in history], dtype=np.int64),
-            "features_pruned": np.array([h["features_pruned"] for h in history], dtype=np.int64),
-            "heavy_rebuilds": np.array([h["heavy_rebuilds"] for h in history], dtype=np.int64),
-            "mass90_fraction": np.array([h["mass90_fraction"] for h in history]),
+            "n_replayed": sum(1 for h in history if h["replayed"]),
+            **{key: np.array([h[key] for h in history], dtype=np.float64 if key in _FLOAT_INFO else np.int64)
+               for key in _HISTORY_KEYS},
         }
+        self.evals_result_ = {name: {monitor.scoring: np.array(values)} for name, values in monitor.history.items()}
+        self.best_iteration_ = monitor.best_iteration
+        if self.early_stopping and self.best_iteration_ is not None:
+            self._model = self._model.truncated(self.best_iteration_)
+
+    def truncate(self, n_iter):
+        """Keep only the first ``n_iter`` trees (in place; returns self). ``warm_start=True`` then grows the
+        model again exactly as training more trees at once would."""
+        check_is_fitted(self)
+        self._model = self._model.truncated(check_n_iter(self, n_iter))
         return self
 
     def _core_extra(self):
@@ -130,31 +190,23 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
     def _restore_fitted_metadata(self, meta):
         """Hook: set that state again from the metadata of a loaded file (ValueError/TypeError if bad)."""
 
-    def _progress_callback(self):
-        every = max(1, int(self.verbose) if self.verbose > 1 else 10)
-        name = type(self).__name__
-
-        def report(info):
-            it = info["iteration"] + 1
-            if it == 1 or it % every == 0:
-                print(f"[{name}] iteration {it}: train loss {info['train_loss']:.6g}", flush=True)
-            return True
-
-        return report
-
     # ---- predict ---------------------------------------------------------------------------------
     def _threads(self):
         return resolve_n_jobs(self.n_jobs)
 
-    def decision_function(self, X):
-        """Scores H(x) = a_0 + sum_t f_t(x) a_t: shape (n_samples,) for binary models."""
-        check_is_fitted(self)
-        X = check_predict_data(self, X)
-        return self._present_scores(self._model.decision_function(X, self._threads()))
+    def decision_function(self, X, n_iter=None):
+        """Scores H(x) = a_0 + sum_t f_t(x) a_t: shape (n_samples,) for binary models.
 
-    def predict(self, X):
-        """Predicted class labels (from ``classes_``)."""
-        return self._scores_to_labels(self.decision_function(X))
+        n_iter : int, optional. Use only the first ``n_iter`` trees (0 to ``n_estimators_``; None: all).
+        """
+        check_is_fitted(self)
+        n_trees = check_n_iter(self, n_iter)
+        X = check_predict_data(self, X)
+        return self._present_scores(self._model.decision_function(X, self._threads(), n_trees))
+
+    def predict(self, X, n_iter=None):
+        """Predicted class labels (from ``classes_``); ``n_iter`` as in decision_function."""
+        return self._scores_to_labels(self.decision_function(X, n_iter=n_iter))
 
     def staged_decision_function(self, X):
         """Yield the scores after each of the n_estimators_ stages (1, 2, ..., T trees)."""
@@ -179,23 +231,28 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
         for scores in self.staged_decision_function(X):
             yield self._scores_to_proba(scores)
 
-    def predict_proba(self, X):
-        """Class probabilities, columns in the order of ``classes_``."""
-        return self._scores_to_proba(self.decision_function(X))
+    def predict_proba(self, X, n_iter=None):
+        """Class probabilities, columns in the order of ``classes_``; ``n_iter`` as in decision_function."""
+        return self._scores_to_proba(self.decision_function(X, n_iter=n_iter))
 
-    def predict_log_proba(self, X):
+    def predict_log_proba(self, X, n_iter=None):
         """Logarithm of ``predict_proba``."""
         with np.errstate(divide="ignore"):
-            return np.log(self.predict_proba(X))
+            return np.log(self.predict_proba(X, n_iter=n_iter))
 
     def _present_scores(self, scores):
         """Hook: the model's scores as decision_function returns them."""
         return scores
 
     def _scores_to_labels(self, scores):
+        return self.classes_[self._scores_to_index(scores)]
+
+    @staticmethod
+    def _scores_to_index(scores):
+        """Index into classes_ of the predicted class: H > 0 for 1-D (binary) scores, else argmax H."""
         if scores.ndim == 1:
-            return self.classes_[(scores > 0).astype(np.intp)]
-        return self.classes_[np.argmax(scores, axis=1)]
+            return (scores > 0).astype(np.intp)
+        return np.argmax(scores, axis=1)
 
     # ---- fitted attributes -----------------------------------------------------------------------
     @property

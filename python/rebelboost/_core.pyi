@@ -34,6 +34,10 @@ class Model:
         """
     def trees(self) -> list:
         ...
+    def truncated(self, n_trees: typing.SupportsInt | typing.SupportsIndex) -> Model:
+        """
+        A copy keeping the first n_trees trees.
+        """
     @property
     def bias(self) -> numpy.typing.NDArray[numpy.float64]:
         ...
@@ -54,9 +58,13 @@ class Model:
     @property
     def n_trees(self) -> int:
         ...
-def train(X: numpy.ndarray, y: typing.Annotated[numpy.typing.ArrayLike, numpy.int32], sample_weight: typing.Any, n_classes: typing.SupportsInt | typing.SupportsIndex, loss: str, n_estimators: typing.SupportsInt | typing.SupportsIndex, max_depth: typing.SupportsInt | typing.SupportsIndex, n_bins: typing.SupportsInt | typing.SupportsIndex, learning_rate: typing.SupportsFloat | typing.SupportsIndex, n_threads: typing.SupportsInt | typing.SupportsIndex, smoothing: typing.SupportsFloat | typing.SupportsIndex = -1.0, bin_subsample: typing.SupportsInt | typing.SupportsIndex = 200000, bin_seed: typing.SupportsInt | typing.SupportsIndex = -1, callback: typing.Any = None, veb_lambda: typing.SupportsFloat | typing.SupportsIndex = 0.5, cost_matrix: typing.Any = None, quick: typing.SupportsInt | typing.SupportsIndex = 2, criterion: typing.SupportsInt | typing.SupportsIndex = 0, weight_trim: typing.SupportsFloat | typing.SupportsIndex = 1.0, subsample: typing.SupportsFloat | typing.SupportsIndex = 1.0, feature_fraction: typing.SupportsFloat | typing.SupportsIndex = 1.0, seed: typing.SupportsInt | typing.SupportsIndex = 0) -> tuple:
+def train(X: numpy.ndarray, y: typing.Annotated[numpy.typing.ArrayLike, numpy.int32], sample_weight: typing.Any, n_classes: typing.SupportsInt | typing.SupportsIndex, loss: str, n_estimators: typing.SupportsInt | typing.SupportsIndex, max_depth: typing.SupportsInt | typing.SupportsIndex, n_bins: typing.SupportsInt | typing.SupportsIndex, learning_rate: typing.SupportsFloat | typing.SupportsIndex, n_threads: typing.SupportsInt | typing.SupportsIndex, smoothing: typing.SupportsFloat | typing.SupportsIndex = -1.0, bin_subsample: typing.SupportsInt | typing.SupportsIndex = 200000, bin_seed: typing.SupportsInt | typing.SupportsIndex = -1, callback: typing.Any = None, veb_lambda: typing.SupportsFloat | typing.SupportsIndex = 0.5, cost_matrix: typing.Any = None, quick: typing.SupportsInt | typing.SupportsIndex = 2, criterion: typing.SupportsInt | typing.SupportsIndex = 0, weight_trim: typing.SupportsFloat | typing.SupportsIndex = 1.0, subsample: typing.SupportsFloat | typing.SupportsIndex = 1.0, feature_fraction: typing.SupportsFloat | typing.SupportsIndex = 1.0, seed: typing.SupportsInt | typing.SupportsIndex = 0, init_model: typing.Any = None, eval_sets: list = []) -> tuple:
     """
+<<<<<<< HEAD
     Fit a boosted ensemble; returns (Model, history, stop_reason, stop_message). X float32/float64, y int32 class indices.
+=======
+    Fit a boosted ensemble; returns (Model, history, stop_reason, error). X float32/float64, y int32 class indices; eval_sets: [(X, y, sample_weight or None)]; init_model: a Model to continue (warm start). error: the Python exception (KeyboardInterrupt, or raised by the callback) that stopped training, for the caller to raise after keeping the finished iterations, else None.
+>>>>>>> 8fc760c (Training you can watch, stop and resume: fit(eval_set=...), early stopping with HistGradientBoosting's parameters (model truncated to best_iteration_), evals_result_, callbacks, warm_start bit-identical to training at once (stored trees replayed through the loss), predict(n_iter=k) and truncate(k), tqdm progress (verbose=1) and logging (verbose>=2), Ctrl-C ends fit within ~50 ms keeping finished trees (fit on a worker thread, signals checked every 50 ms, a stop flag polled between tree layers), class_weight on every estimator)
     """
 MAX_ABS_SCORE: float = 1e+300
 MAX_CLASSES: int = 4096

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import numbers
 import os
 import warnings
 
 import numpy as np
+from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import _check_sample_weight, validate_data
 
 from rebelboost import _core
 
-__all__ = ["check_fit_data", "check_predict_data", "resolve_n_jobs", "check_binary_classes", "validate_parameters"]
+__all__ = ["check_fit_data", "check_eval_sets", "check_predict_data", "resolve_n_jobs", "check_binary_classes",
+           "validate_parameters"]
 
 # Bounds on what a parameter may ask for (documented in the README).
 MAX_ESTIMATORS = _core.MAX_TREES  # trees: a model this large is already gigabytes (the core's limit)
@@ -35,17 +38,21 @@ def _as_float_matrix(X):
     return X.astype(np.float64)
 
 
-def check_fit_data(estimator, X, y, sample_weight):
+def check_fit_data(estimator, X, y, sample_weight, class_weight=None, reset=True):
     """Validate (X, y, sample_weight) for fit.
 
-    Returns (X float32/float64 2-D, y_encoded int32, classes, sample_weight float64 or None). NaN is
-    allowed in X (missing value); inf in X, NaN in y, wrong shapes, more classes than the core's limit,
-    negative or non-finite weights raise ValueError naming the problem.
+    Returns (X float32/float64 2-D, y_encoded int32, classes, sample_weight float64 or None, class_weights):
+    the weights include class_weight (scikit-learn's definition: ``compute_sample_weight(class_weight, y)``
+    times sample_weight), class_weights is the (n_classes,) multiplier per class or None. NaN is allowed in
+    X (missing value); inf in X, NaN in y, wrong shapes, more classes than the core's limit, negative or
+    non-finite weights raise ValueError naming the problem. reset=False (warm start) checks X against the
+    features seen before.
     """
     X, y = validate_data(
         estimator,
         X,
         y,
+        reset=reset,
         accept_sparse=False,
         dtype=[np.float64, np.float32],
         ensure_all_finite="allow-nan",
@@ -65,6 +72,14 @@ def check_fit_data(estimator, X, y, sample_weight):
                          "rebelboost supports; is y a continuous target?")
     if sample_weight is not None:
         sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+    class_weights = None
+    if class_weight is not None:
+        class_weights = np.asarray(compute_class_weight(class_weight, classes=classes, y=y), dtype=np.float64)
+        if not np.all(np.isfinite(class_weights)) or np.any(class_weights < 0):
+            raise ValueError(f"class_weight must give every class a finite weight >= 0, got {class_weights.tolist()}")
+        per_row = class_weights[y_encoded]
+        sample_weight = per_row if sample_weight is None else sample_weight * per_row
+    if sample_weight is not None:
         if not np.all(np.isfinite(sample_weight)):
             raise ValueError("sample_weight contains NaN or infinity; weights must be finite and >= 0")
         with np.errstate(over="ignore"):
@@ -73,7 +88,43 @@ def check_fit_data(estimator, X, y, sample_weight):
             raise ValueError("sample_weight sums to zero; at least one weight must be positive")
         if not np.isfinite(total):
             raise ValueError("sample_weight sums to more than the largest float64; divide the weights by a constant")
-    return X, y_encoded.astype(np.int32, copy=False), classes, sample_weight
+    return X, y_encoded.astype(np.int32, copy=False), classes, sample_weight, class_weights
+
+
+def check_eval_sets(estimator, eval_set, classes, dtype, class_weights):
+    """Validate fit's eval_set: a list of (X, y) or (X, y, sample_weight) tuples.
+
+    Returns one EvalData per set, named "valid_0", "valid_1", ...: X checked like predict's input and cast to
+    the training dtype, labels encoded as indices into ``classes`` (a label not seen in training is an
+    error naming it), weights checked and multiplied by the class weights.
+    """
+    from rebelboost._monitor import EvalData
+
+    if eval_set is None:
+        return []
+    if isinstance(eval_set, tuple):
+        eval_set = [eval_set]
+    if not isinstance(eval_set, list):
+        raise ValueError("eval_set must be a list of (X, y) or (X, y, sample_weight) tuples")
+    out = []
+    for i, item in enumerate(eval_set):
+        if not isinstance(item, tuple) or len(item) not in (2, 3):
+            raise ValueError(f"eval_set[{i}] must be a tuple (X, y) or (X, y, sample_weight)")
+        X_val = np.ascontiguousarray(check_predict_data(estimator, item[0]), dtype=dtype)
+        y_val = np.asarray(item[1])
+        if y_val.ndim != 1 or len(y_val) != X_val.shape[0]:
+            raise ValueError(f"eval_set[{i}]: y must be 1-D with one label per row of X ({X_val.shape[0]})")
+        index = np.searchsorted(classes, y_val)
+        known = (index < len(classes)) & (classes[np.minimum(index, len(classes) - 1)] == y_val)
+        if not known.all():
+            raise ValueError(f"eval_set[{i}]: labels {np.unique(y_val[~known])[:5].tolist()} were not in the "
+                             f"training labels {classes.tolist()[:10]}")
+        weight = None if len(item) == 2 or item[2] is None else _check_sample_weight(
+            item[2], X_val, dtype=np.float64, ensure_non_negative=True)
+        if class_weights is not None:
+            weight = class_weights[index] if weight is None else weight * class_weights[index]
+        out.append(EvalData(f"valid_{i}", X_val, index.astype(np.int32), weight))
+    return out
 
 
 def check_binary_classes(estimator, y_raw_classes, y_encoded, sample_weight, y_type_source):
@@ -99,6 +150,34 @@ def check_binary_classes(estimator, y_raw_classes, y_encoded, sample_weight, y_t
                 "sample_weight leaves only 1 class with positive weight; "
                 f"{name} needs 2 classes with positive weight to train."
             )
+
+
+def split_validation(X, y_encoded, sample_weight, fraction, seed):
+    """Early stopping without an eval_set: a stratified ``fraction`` of the rows (seeded) becomes the
+    validation set "validation" (scikit-learn's HistGradientBoosting carves it the same way).
+    Returns (X_train, y_train, weight_train, EvalData)."""
+    from sklearn.model_selection import train_test_split
+
+    from rebelboost._monitor import EvalData
+
+    rows = np.arange(X.shape[0])
+    train, val = train_test_split(rows, test_size=fraction, stratify=y_encoded, random_state=seed)
+    train.sort()
+    val.sort()
+    weight = (None, None) if sample_weight is None else (sample_weight[train], sample_weight[val])
+    validation = EvalData("validation", np.ascontiguousarray(X[val]), y_encoded[val], weight[1])
+    return np.ascontiguousarray(X[train]), y_encoded[train], weight[0], validation
+
+
+def check_n_iter(estimator, n_iter):
+    """n_iter for prediction or truncate: None means every tree; otherwise an int in [0, n_estimators_]."""
+    n_trees = estimator._model.n_trees
+    if n_iter is None:
+        return n_trees
+    if not isinstance(n_iter, numbers.Integral) or isinstance(n_iter, bool) or not 0 <= n_iter <= n_trees:
+        raise ValueError(f"n_iter must be None or an int in the range [0, {n_trees}] (the model has {n_trees} "
+                         f"trees), got {n_iter!r}")
+    return int(n_iter)
 
 
 def check_predict_data(estimator, X):

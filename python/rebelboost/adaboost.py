@@ -19,7 +19,7 @@ class AdaBoostClassifier(BinaryBoostingClassifier):
     Parameters
     ----------
     n_estimators : int, default=200
-        Maximum number of trees.
+        Maximum number of trees (at most 1 000 000).
     max_depth : int, default=1
         Depth of every tree, 1 (stumps) to 8.
     n_bins : int, default=256
@@ -28,12 +28,16 @@ class AdaBoostClassifier(BinaryBoostingClassifier):
     learning_rate : float, default=1.0
         Shrinkage multiplying every step.
     n_jobs : int or None, default=None
-        OpenMP threads; None or -1 use every available core. The fitted model does not depend on it.
+        OpenMP threads, scikit-learn's convention: None or -1 use every usable core, -k all but k - 1;
+        0 is an error; more than 4 threads per usable core is clamped to that with a warning. The fitted
+        model does not depend on it.
     random_state : int, RandomState or None, default=None
         Chooses the rows used to find bin edges when there are more than 200 000 samples (otherwise
         every row is used and the model does not depend on it).
     verbose : int, default=0
-        Print the training loss every 10 iterations (every ``verbose`` iterations if > 1).
+        0: silent. 1: a tqdm progress bar (stderr) showing the training loss and the validation metric.
+        2: a line every 10 iterations through ``logging.getLogger("rebelboost")`` at INFO (to stderr when
+        logging is not configured); 3 or more: every iteration.
     quick : True, False or "auto", default="auto"
         QuickBoost (thesis Ch. 3): skip the histogram work of features whose error on the heaviest samples
         already proves they cannot win. The model is the same bit for bit in every mode; "auto" picks the
@@ -51,6 +55,30 @@ class AdaBoostClassifier(BinaryBoostingClassifier):
         2.13); "gini" minimises the weighted Gini impurity like scikit-learn's trees (inside its
         AdaBoostClassifier). Leaves and steps are AdaBoost's either way. QuickBoost pruning applies to
         "loss" only (with "gini" every node is scanned in full).
+    early_stopping : bool, default=False
+        Stop once ``scoring`` on the validation data has not improved by more than ``tol`` for
+        ``n_iter_no_change`` trees, and keep the first ``best_iteration_`` trees (the validation optimum).
+        The validation data is fit's first ``eval_set``, else a stratified ``validation_fraction`` of the
+        training rows (seeded by ``random_state``), as scikit-learn's HistGradientBoostingClassifier does.
+    validation_fraction : float in (0, 1), default=0.1
+    n_iter_no_change : int, default=10
+    tol : float >= 0, default=1e-7
+    scoring : "loss", "error", "log_loss" or "expected_cost", default="loss"
+        The validation metric recorded in ``evals_result_`` and watched by early stopping (lower is
+        better): the boosting loss normalised like ``fit_info_["train_loss"]``, the weighted error rate,
+        the log-loss of ``predict_proba``, or the mean cost of ``predict`` under ``cost_matrix_`` (REBEL;
+        uniform costs otherwise, i.e. the error).
+    warm_start : bool, default=False
+        Refitting with a larger ``n_estimators`` keeps the fitted trees and adds the missing ones: the
+        same model, bit for bit, as fitting the larger ``n_estimators`` at once on the same data.
+    callbacks : list of callables, default=None
+        Each is called after every tree with a dict (``iteration``: trees so far, ``train_loss``,
+        ``weighted_error``, ``eval``: ``{set name: {metric: value}}``); returning True stops training
+        (the tree is kept). Not saved in model files.
+    class_weight : dict, "balanced" or None, default=None
+        Weights per class as scikit-learn defines them (``compute_sample_weight(class_weight, y)``),
+        multiplied with ``sample_weight``; "balanced" is ``n_samples / (n_classes * bincount(y))``. They
+        weight eval sets too.
 
     Attributes
     ----------
@@ -66,7 +94,13 @@ class AdaBoostClassifier(BinaryBoostingClassifier):
         Per iteration: training loss, weighted error, histogram adds (``bin_accumulations``), nodes searched
         with and without pruning, features pruned, rebuilds of the pruned pass's cached heavy rows
         (``heavy_rebuilds``), and the estimated fraction of samples holding 90 % of the weight at the root
-        (``mass90_fraction``); plus why training stopped (``stop_reason``).
+        (``mass90_fraction``); plus why training stopped (``stop_reason``: "n_estimators", "no_edge",
+        "perfect_fit", "callback" (a callback or early stopping), "interrupted" (Ctrl-C) or "error" (a
+        callback raised)) and ``n_replayed``, the trees a warm start kept (their work counters are 0).
+    evals_result_ : dict
+        ``{set name: {scoring: array}}``, entry ``k - 1`` is the metric of the first ``k`` trees.
+    best_iteration_ : int or None
+        Number of trees with the lowest metric on the first eval set (``argmin + 1``); None without one.
     """
 
     _loss = "adaboost"
@@ -85,6 +119,14 @@ class AdaBoostClassifier(BinaryBoostingClassifier):
         subsample=1.0,
         feature_fraction=1.0,
         criterion="loss",
+        early_stopping=False,
+        validation_fraction=0.1,
+        n_iter_no_change=10,
+        tol=1e-7,
+        scoring="loss",
+        warm_start=False,
+        callbacks=None,
+        class_weight=None,
     ):
         self.n_estimators = n_estimators
         self.max_depth = max_depth
@@ -98,3 +140,11 @@ class AdaBoostClassifier(BinaryBoostingClassifier):
         self.subsample = subsample
         self.feature_fraction = feature_fraction
         self.criterion = criterion
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.tol = tol
+        self.scoring = scoring
+        self.warm_start = warm_start
+        self.callbacks = callbacks
+        self.class_weight = class_weight

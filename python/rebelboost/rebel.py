@@ -72,6 +72,14 @@ class REBELClassifier(BaseBoostingClassifier):
         weight_trim=1.0,
         subsample=1.0,
         feature_fraction=1.0,
+        early_stopping=False,
+        validation_fraction=0.1,
+        n_iter_no_change=10,
+        tol=1e-7,
+        scoring="loss",
+        warm_start=False,
+        callbacks=None,
+        class_weight=None,
     ):
         self.n_estimators = n_estimators
         self.max_depth = max_depth
@@ -85,6 +93,14 @@ class REBELClassifier(BaseBoostingClassifier):
         self.weight_trim = weight_trim
         self.subsample = subsample
         self.feature_fraction = feature_fraction
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.tol = tol
+        self.scoring = scoring
+        self.warm_start = warm_start
+        self.callbacks = callbacks
+        self.class_weight = class_weight
 
     def _check_classes(self, classes, y_encoded, sample_weight, y):
         if len(classes) < 2:
@@ -106,20 +122,20 @@ class REBELClassifier(BaseBoostingClassifier):
         stored = meta["cost_matrix"] if "cost_matrix" in meta else self.cost_matrix
         self.cost_matrix_ = _check_cost_matrix(stored, self.classes_)
 
-    def decision_function(self, X):
+    def decision_function(self, X, n_iter=None):
         """Scores H(x), shape (n_samples, n_classes); predict is their argmax (the estimated minimum-risk class).
 
         With 2 classes, scikit-learn's binary convention applies: the 1-D array ``H_1(x) - H_0(x)``
-        (positive means ``classes_[1]``).
+        (positive means ``classes_[1]``). ``n_iter``: use only the first n_iter trees (None: all).
         """
-        return super().decision_function(X)
+        return super().decision_function(X, n_iter=n_iter)
 
     def _present_scores(self, scores):
         if scores.ndim == 2 and scores.shape[1] == 2:
             return scores[:, 1] - scores[:, 0]
         return scores
 
-    def predict_proba(self, X):
+    def predict_proba(self, X, n_iter=None):
         """Class probabilities from REBEL's own link, columns in the order of ``classes_``.
 
         With uniform costs, REBEL's loss is minimised pointwise by ``H_k = 1/2 ln(p_k / (1 - p_k))``
@@ -128,7 +144,7 @@ class REBELClassifier(BaseBoostingClassifier):
         matches ``H`` (the argmax is ``predict``). With non-uniform costs the scores estimate the
         minimum-risk class, not a posterior: read the result as a ranking, not as calibrated.
         """
-        return super().predict_proba(X)
+        return super().predict_proba(X, n_iter=n_iter)
 
     def _scores_to_proba(self, scores):
         scores = np.asarray(scores, dtype=np.float64)

@@ -19,6 +19,8 @@ __all__ = ["save", "load", "to_json", "ModelFileError"]
 ModelFileError = _core.ModelFileError
 _METADATA_VERSION = 1
 _PAIRS = "__pairs__"  # a dict with (true, predicted) keys, such as REBEL's cost_matrix, as a JSON list
+_ITEMS = "__items__"  # a dict with label keys that JSON would turn into strings, such as class_weight
+_NOT_STORED = ("callbacks",)  # functions: not restorable from a file, stored as None
 
 
 def _from_plain(value):
@@ -31,6 +33,14 @@ def _from_plain(value):
             return {(p[0], p[1]): p[2] for p in pairs}
         except TypeError:
             raise ModelFileError(f"corrupt model file metadata: bad {_PAIRS} entry") from None
+    if isinstance(value, dict) and set(value) == {_ITEMS}:
+        items = value[_ITEMS]
+        if not isinstance(items, list) or any(not isinstance(p, list) or len(p) != 2 for p in items):
+            raise ModelFileError(f"corrupt model file metadata: bad {_ITEMS} entry")
+        try:
+            return {p[0]: p[1] for p in items}
+        except TypeError:
+            raise ModelFileError(f"corrupt model file metadata: bad {_ITEMS} entry") from None
     return value
 
 
@@ -53,6 +63,8 @@ def _plain(value):
     if isinstance(value, dict):
         if value and all(isinstance(k, tuple) and len(k) == 2 for k in value):  # {(true, predicted): cost}
             return {_PAIRS: [[_plain(k[0]), _plain(k[1]), _plain(v)] for k, v in value.items()]}
+        if not all(isinstance(k, str) for k in value):  # {label: weight}: keep the labels' types
+            return {_ITEMS: [[_plain(k), _plain(v)] for k, v in value.items()]}
         return {str(k): _plain(v) for k, v in value.items()}
     if isinstance(value, np.ndarray):
         return value.tolist()
@@ -69,7 +81,7 @@ def _metadata(estimator):
     meta = {
         "metadata_version": _METADATA_VERSION,
         "estimator": type(estimator).__name__,
-        "params": {k: _plain(v) for k, v in estimator.get_params(deep=False).items()},
+        "params": {k: None if k in _NOT_STORED else _plain(v) for k, v in estimator.get_params(deep=False).items()},
         "classes": class_list,
         "classes_dtype": classes.dtype.str if classes.dtype.kind != "O" else "O",
         "n_features_in": int(estimator.n_features_in_),

@@ -56,6 +56,14 @@ class VEBBoostClassifier(BinaryBoostingClassifier):
         subsample=1.0,
         feature_fraction=1.0,
         criterion="loss",
+        early_stopping=False,
+        validation_fraction=0.1,
+        n_iter_no_change=10,
+        tol=1e-7,
+        scoring="loss",
+        warm_start=False,
+        callbacks=None,
+        class_weight=None,
     ):
         self.lam = lam
         self.n_estimators = n_estimators
@@ -70,6 +78,14 @@ class VEBBoostClassifier(BinaryBoostingClassifier):
         self.subsample = subsample
         self.feature_fraction = feature_fraction
         self.criterion = criterion
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.tol = tol
+        self.scoring = scoring
+        self.warm_start = warm_start
+        self.callbacks = callbacks
+        self.class_weight = class_weight
 
     def _core_extra(self):
         return {"veb_lambda": float(self.lam)}

@@ -128,10 +128,3 @@ def test_perfect_fit_stops_early():
     assert clf.fit_info_["stop_reason"] == "perfect_fit"
     # smoothing keeps the step finite: 1/2 ln((1 + 1/N) / (1/N))
     assert clf.estimator_weights_[0] == pytest.approx(0.5 * np.log((1 + 1 / 20) / (1 / 20)))
-
-
-def test_verbose_prints_progress(binary_data, capsys):
-    X, y = binary_data
-    AdaBoostClassifier(n_estimators=20, verbose=1).fit(X, y)
-    out = capsys.readouterr().out
-    assert "iteration 10: train loss" in out and "iteration 20" in out

@@ -220,15 +220,16 @@ def test_predict_before_fit(Xy):
 
 
 def test_callback_exception_propagates(Xy):
-    from rebelboost import _core
-
     X, y = Xy
 
-    def boom(info):
+    def boom(record):
         raise RuntimeError("stop here")
 
+    clf = AdaBoostClassifier(n_estimators=20, callbacks=[boom])
     with pytest.raises(RuntimeError, match="stop here"):
-        _core.train(X, y.astype(np.int32), None, 2, "adaboost", 5, 1, 256, 1.0, 1, callback=boom)
+        clf.fit(X, y)
+    # The trees finished before the exception are kept (the one whose callback raised included).
+    assert clf.fit_info_["stop_reason"] == "error" and clf.n_estimators_ == 1
 
 
 def test_core_rejects_bad_labels_and_dtypes(Xy):
@@ -237,6 +238,12 @@ def test_core_rejects_bad_labels_and_dtypes(Xy):
     X, y = Xy
     with pytest.raises(ValueError, match="label index 2 at row 0 is outside"):
         _core.train(X, np.full(len(y), 2, dtype=np.int32), None, 2, "adaboost", 5, 1, 256, 1.0, 1)
+    with pytest.raises(ValueError, match="eval set 0: label index 7 at row 0 is outside"):
+        _core.train(X, y.astype(np.int32), None, 2, "adaboost", 5, 1, 256, 1.0, 1,
+                    eval_sets=[(X, np.full(len(y), 7, dtype=np.int32), None)])
+    with pytest.raises(ValueError, match="eval set 0 has 2 features; the training data has 3"):
+        _core.train(X, y.astype(np.int32), None, 2, "adaboost", 5, 1, 256, 1.0, 1,
+                    eval_sets=[(np.ascontiguousarray(X[:, :2]), y.astype(np.int32), None)])
     with pytest.raises(ValueError, match="dtype float32 or float64"):
         _core.train(X.astype(np.int64), y.astype(np.int32), None, 2, "adaboost", 5, 1, 256, 1.0, 1)
     with pytest.raises(ValueError, match="infinite value"):

@@ -1,9 +1,11 @@
 // Training entry point: raw X, class indices, optional sample weights and parameters in; a Model out.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "rebelboost/matrix_view.hpp"
@@ -83,17 +85,47 @@ struct IterationInfo {
   int features_pruned = 0;             // features pruned over all quick nodes
   int heavy_rebuilds = 0;              // times the pruned pass's cached heavy rows were (re)built
   double mass90_fraction = -1.0;       // root: estimated fraction of rows holding 90 % of the mass (-1: not computed)
+  bool replayed = false;               // a tree of TrainOptions::init_model replayed (warm start): no search ran
+  std::vector<double> eval_loss;       // per eval set: the loss on it, normalised like train_loss (1 at H = 0)
+  // Per eval set: its scores H after this iteration (n_rows x K, row-major). Valid during the callback
+  // only; empty in TrainResult::history.
+  std::vector<const double*> eval_scores;
 };
 
 // Called after every iteration; return false to stop training early (the iteration is kept).
 using IterationCallback = std::function<bool(const IterationInfo&)>;
 
+// Labelled data watched during training (validation data for early stopping and progress): the booster
+// keeps its scores and its loss up to date after every tree, at the cost of evaluating one tree on it.
+template <typename T>
+struct EvalSet {
+  MatrixView<T> X;                        // the training data's features, in the same order
+  const std::int32_t* y = nullptr;        // class indices in [0, n_classes)
+  const double* sample_weight = nullptr;  // null: all ones; otherwise finite, >= 0, positive sum
+};
+
+// What a training run may do besides fitting: where it starts, what it watches, when it stops.
+template <typename T>
+struct TrainOptions {
+  // Warm start: the trees of this model (trained with the same parameters on the same data) are replayed
+  // through the loss first (their outputs on X and their stored steps restore the loss's state exactly),
+  // then training continues up to params.n_estimators trees; iteration t draws the random streams of
+  // iteration t. The result equals training params.n_estimators trees at once, bit for bit.
+  const Model* init_model = nullptr;
+  std::vector<EvalSet<T>> eval_sets;
+  IterationCallback callback;
+  // Polled between iterations and between tree layers: once true, training ends within about one layer's
+  // work with stop_reason "interrupted", keeping the finished iterations. Any thread may set it.
+  const std::atomic<bool>* stop = nullptr;
+};
+
 struct TrainResult {
   Model model;
   std::vector<IterationInfo> history;
-  // "n_estimators", "no_edge", "perfect_fit", "callback", or "diverged": the next tree's step was not
-  // finite, would have let a score exceed kMaxAbsScore, or made the training loss non-finite or rise (a
-  // learning_rate of 2 or more overshoots); that tree is not kept and stop_message says what happened.
+  // "n_estimators", "no_edge", "perfect_fit", "callback", "interrupted" (TrainOptions::stop), or "diverged":
+  // the next tree's step was not finite, would have let a score exceed kMaxAbsScore, or made the training
+  // loss non-finite or rise (a learning_rate of 2 or more overshoots); that tree is not kept and
+  // stop_message says what happened.
   std::string stop_reason;
   std::string stop_message;  // empty unless stop_reason is "diverged"
 };
@@ -103,7 +135,16 @@ struct TrainResult {
 // Throws InvalidArgument on any violated precondition (shapes, inf in X, bad labels, bad weights).
 template <typename T>
 TrainResult train(MatrixView<T> X, const std::int32_t* y, const double* sample_weight,
+                  std::size_t n_classes, const TrainParams& params, const TrainOptions<T>& options);
+
+// The same without options beyond a callback.
+template <typename T>
+TrainResult train(MatrixView<T> X, const std::int32_t* y, const double* sample_weight,
                   std::size_t n_classes, const TrainParams& params,
-                  const IterationCallback& callback = {});
+                  const IterationCallback& callback = {}) {
+  TrainOptions<T> options;
+  options.callback = callback;
+  return train(X, y, sample_weight, n_classes, params, options);
+}
 
 }  // namespace rebelboost

@@ -7,6 +7,7 @@
 
 #include <unistd.h>
 
+#include "boost/eval_watch.hpp"
 #include "data/bin_mapper.hpp"
 #include "loss/loss.hpp"
 #include "rebelboost/error.hpp"
@@ -173,92 +174,15 @@ std::string loss_rise(double before, double after, int t) {
   return "";
 }
 
-}  // namespace
-
-template <typename T>
-TrainResult train(MatrixView<T> X, const std::int32_t* y, const double* sample_weight, std::size_t n_classes,
-                  const TrainParams& params, const IterationCallback& callback) {
-  check_params(params);
-  check_data(X.n_rows, X.n_cols, y, sample_weight, n_classes);
-  const int n_threads = util::resolve_threads(params.n_threads);
-  const std::size_t n = X.n_rows;
-
-  // Default smoothing: one unit-weight sample's share, 1 / max(sum of sample weights, n), per class for
-  // REBEL. Sample weights count as frequencies (weight 2 == the row twice gives the same model); weights
-  // that sum to less than n (e.g. normalised to 1) fall back to 1 / n instead of over-smoothing.
-  double weight_total = static_cast<double>(n);
-  if (sample_weight) {
-    double s = 0.0;
-    for (std::size_t i = 0; i < n; ++i) s += sample_weight[i];
-    weight_total = std::max(weight_total, s);
-  }
-  const bool multiclass = params.loss == LossKind::kRebel;
-  // Rows sorted by class: REBEL's root search and the Gini criterion read class blocks.
-  const bool sort_by_class = multiclass || (params.criterion == 1 && n_classes == 2);
-  const double per_class = multiclass ? static_cast<double>(n_classes) : 1.0;
-  const double smoothing = params.smoothing < 0 ? 1.0 / (per_class * weight_total) : params.smoothing;
-
-  const double* original_weight = sample_weight;  // in X's row order, for the bin edges
-  // Train on rows sorted by class (stable) when class blocks are needed. The model does not depend on the
-  // row order (exact fixed-point sums, ties broken by feature and bin).
-  std::vector<std::size_t> rows;
-  std::vector<std::size_t> class_begin;
-  std::vector<std::int32_t> y_sorted;
-  std::vector<double> w_sorted;
-  if (params.criterion == 1 && params.loss == LossKind::kRebel)
-    throw InvalidArgument("the gini criterion is available for the binary losses (AdaBoost, VEB-Boost) only");
-  if (sort_by_class) {
-    class_begin.assign(n_classes + 1, 0);
-    for (std::size_t i = 0; i < n; ++i) ++class_begin[static_cast<std::size_t>(y[i]) + 1];
-    for (std::size_t c = 0; c < n_classes; ++c) class_begin[c + 1] += class_begin[c];
-    std::vector<std::size_t> next(class_begin.begin(), class_begin.end() - 1);
-    rows.resize(n);
-    for (std::size_t i = 0; i < n; ++i) rows[next[static_cast<std::size_t>(y[i])]++] = i;
-    y_sorted.resize(n);
-    for (std::size_t r = 0; r < n; ++r) y_sorted[r] = y[rows[r]];
-    y = y_sorted.data();
-    if (sample_weight) {
-      w_sorted.resize(n);
-      for (std::size_t r = 0; r < n; ++r) w_sorted[r] = sample_weight[rows[r]];
-      sample_weight = w_sorted.data();
-    }
-  }
-
-  std::vector<double> w_scaled;
-  if (sample_weight) {
-    w_scaled = scaled_weights(sample_weight, n);
-    sample_weight = w_scaled.data();
-  }
-
-  std::unique_ptr<loss::Loss> loss;
-  switch (params.loss) {
-    case LossKind::kAdaBoost:
-    case LossKind::kVebBoost:
-      if (n_classes != 2)
-        throw InvalidArgument(std::string(loss_name(params.loss)) + " is a binary loss and needs exactly 2 classes, got " +
-                              std::to_string(n_classes) + "; use the REBEL loss for multi-class problems");
-      if (params.loss == LossKind::kAdaBoost) {
-        loss = loss::make_adaboost(y, sample_weight, n, smoothing, n_threads);
-      } else {
-        if (!(params.veb_lambda >= 0.0 && params.veb_lambda <= 1.0))
-          throw InvalidArgument("veb_lambda must be in [0, 1], got " + std::to_string(params.veb_lambda));
-        loss = loss::make_veb(y, sample_weight, n, smoothing, n_threads, params.veb_lambda);
-      }
-      break;
-    case LossKind::kRebel: {
-      if (n_classes < 2) throw InvalidArgument("REBEL needs at least 2 classes, got " + std::to_string(n_classes));
-      check_rebel_memory(n, n_classes);
-      const std::vector<double> cost = checked_cost_matrix(params.cost_matrix, n_classes);
-      loss = loss::make_rebel(y, sample_weight, n, n_classes, cost, smoothing, n_threads);
-      break;
-    }
-    default:
-      throw InvalidArgument("unknown loss kind " + std::to_string(static_cast<std::uint32_t>(params.loss)));
-  }
-
-  data::BinMapper bins(params.n_bins, params.bin_subsample, params.bin_seed);
-  bins.fit(X, n_threads, original_weight);
-  const data::BinnedMatrix binned = bins.transform(X, n_threads, rows.empty() ? nullptr : rows.data());
+// The loss of params.loss for these labels and weights (rows sorted by class for REBEL's root search).
+std::unique_ptr<loss::Loss> make_training_loss(const TrainParams& params, const std::int32_t* y,
+                                               const double* sample_weight, std::size_t n, std::size_t n_classes,
+                                               double smoothing, int n_threads) {
+  const auto make_loss = [&](const std::int32_t* labels, const double* weights, std::size_t n_rows) {
+    return make_training_loss(params, labels, weights, n_rows, n_classes, smoothing, n_threads);
+  };
+  std::unique_ptr<loss::Loss> loss = make_loss(y, sample_weight, n);
+  const auto stopped = [&] { return options.stop != nullptr && options.stop->load(std::memory_order_relaxed); };
 
   TrainResult result;
   Model& model = result.model;
@@ -269,6 +193,52 @@ TrainResult train(MatrixView<T> X, const std::int32_t* y, const double* sample_w
   result.stop_reason = "n_estimators";
   std::vector<double> score_bound(model.bias.size());  // |bias_k| + sum_t |step_tk| (Model::validate's bound)
   for (std::size_t k = 0; k < score_bound.size(); ++k) score_bound[k] = std::fabs(model.bias[k]);
+  if (options.init_model) check_init_model(*options.init_model, model, params);
+  boost::EvalWatch<T> watch(options.eval_sets, model.bias, X.n_cols, n_classes, make_loss, n_threads);
+
+  // Every kept tree, replayed or new, ends its iteration here (the loss already updated); false: stop,
+  // with stop_reason set.
+  const auto finish = [&](Tree tree, IterationInfo info, bool perfect_fit) {
+    info.tree_depth = tree.depth();
+    for (std::size_t k = 0; k < score_bound.size(); ++k) score_bound[k] += std::fabs(tree.step[k]);
+    watch.add(tree, info);
+    model.trees.push_back(std::move(tree));
+    const bool go_on = !options.callback || options.callback(info);
+    info.eval_scores.clear();
+    result.history.push_back(std::move(info));
+    if (!go_on) result.stop_reason = "callback";
+    else if (perfect_fit) result.stop_reason = "perfect_fit";
+    return go_on && !perfect_fit;
+  };
+  const auto interrupted = [&] {
+    if (stopped()) result.stop_reason = "interrupted";
+    return stopped();
+  };
+
+  // Warm start: each stored tree's outputs on the training rows and its stored step bring the loss to the
+  // state it had after that iteration, exactly (the same f, step sums and update as when it was grown).
+  int start = 0;
+  if (options.init_model) {
+    std::vector<std::int8_t> f(n);
+    for (const Tree& tree : options.init_model->trees) {
+      if (interrupted()) return result;
+      boost::tree_outputs_on_rows(tree, X, rows.empty() ? nullptr : rows.data(), n, f.data(), n_threads);
+      const loss::Loss::Step step = loss->step(f.data());
+      loss->update(f.data(), tree.step, step);
+      IterationInfo info;
+      info.iteration = start++;
+      info.weighted_error = step.weighted_error;
+      info.train_loss = loss->value();
+      info.replayed = true;
+      if (!finish(tree, std::move(info), step.perfect_fit)) return result;
+    }
+  }
+
+  if (interrupted()) return result;
+  data::BinMapper bins(params.n_bins, params.bin_subsample, params.bin_seed);
+  bins.fit(X, n_threads, original_weight);
+  if (interrupted()) return result;
+  const data::BinnedMatrix binned = bins.transform(X, n_threads, rows.empty() ? nullptr : rows.data());
 
   if (params.quick < 0 || params.quick > 2) throw InvalidArgument("quick must be 0 (off), 1 (on) or 2 (auto)");
   if (!(params.quick_eta > 0.0 && params.quick_eta <= 1.0)) throw InvalidArgument("quick_eta must be in (0, 1]");
@@ -279,6 +249,7 @@ TrainResult train(MatrixView<T> X, const std::int32_t* y, const double* sample_w
   const tree::Criterion criterion = params.criterion == 1 ? tree::Criterion::kGini : tree::Criterion::kLoss;
   tree::TreeGrower grower(binned, bins, n_threads, class_begin, quick, {params.quick_eta, params.quick_chunks},
                           criterion);
+  grower.set_stop_flag(options.stop);
   for (const double v : {params.weight_trim, params.subsample, params.feature_fraction})
     if (!(v > 0.0 && v <= 1.0))
       throw InvalidArgument("weight_trim, subsample and feature_fraction must be in (0, 1], got " + std::to_string(v));
@@ -287,7 +258,8 @@ TrainResult train(MatrixView<T> X, const std::int32_t* y, const double* sample_w
   std::vector<std::uint8_t> active_rows(sample_rows ? n : 0), active_features(sample_features ? X.n_cols : 0);
   std::vector<double> mass(params.weight_trim < 1.0 ? n : 0);
   std::vector<std::size_t> feature_pool(X.n_cols);
-  for (int t = 0; t < params.n_estimators; ++t) {
+  for (int t = start; t < params.n_estimators; ++t) {
+    if (interrupted()) break;
     const auto stream = mix(static_cast<std::uint64_t>(params.seed)) ^ mix(static_cast<std::uint64_t>(t) + 0x51ED);
     if (sample_rows) {
       std::fill(active_rows.begin(), active_rows.end(), 1);
@@ -314,6 +286,7 @@ TrainResult train(MatrixView<T> X, const std::int32_t* y, const double* sample_w
     }
     tree::GrowResult grown = grower.grow(*loss, params.max_depth, sample_rows ? active_rows.data() : nullptr,
                                          sample_features ? active_features.data() : nullptr);
+    if (interrupted()) break;  // the tree may be unfinished: dropped
     const std::int8_t* f = grown.outputs.data();
     loss::Loss::Step step = loss->step(f);
     if (!step.has_edge) {
@@ -323,7 +296,6 @@ TrainResult train(MatrixView<T> X, const std::int32_t* y, const double* sample_w
     IterationInfo info;
     info.iteration = t;
     info.weighted_error = step.weighted_error;
-    info.tree_depth = grown.tree.depth();
     info.bin_accumulations = grown.bin_accumulations;
     info.quick_nodes = grown.quick_nodes;
     info.full_nodes = grown.full_nodes;
@@ -345,25 +317,15 @@ TrainResult train(MatrixView<T> X, const std::int32_t* y, const double* sample_w
                             "; training stopped and kept the " + std::to_string(t) + " trees before it";
       break;
     }
-    for (std::size_t k = 0; k < a.size(); ++k) score_bound[k] += std::fabs(a[k]);
     grown.tree.step = a;
-    model.trees.push_back(std::move(grown.tree));
-    result.history.push_back(info);
-    if (callback && !callback(info)) {
-      result.stop_reason = "callback";
-      break;
-    }
-    if (step.perfect_fit) {
-      result.stop_reason = "perfect_fit";
-      break;
-    }
+    if (!finish(std::move(grown.tree), std::move(info), step.perfect_fit)) break;
   }
   return result;
 }
 
 template TrainResult train<float>(MatrixView<float>, const std::int32_t*, const double*, std::size_t,
-                                  const TrainParams&, const IterationCallback&);
+                                  const TrainParams&, const TrainOptions<float>&);
 template TrainResult train<double>(MatrixView<double>, const std::int32_t*, const double*, std::size_t,
-                                   const TrainParams&, const IterationCallback&);
+                                   const TrainParams&, const TrainOptions<double>&);
 
 }  // namespace rebelboost

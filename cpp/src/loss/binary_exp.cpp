@@ -64,6 +64,13 @@ std::vector<double> BinaryExpLoss::init_bias() {
   return first.step;
 }
 
+void BinaryExpLoss::start_at(const std::vector<double>& bias) {
+  std::copy(s_.begin(), s_.end(), w_.begin());
+  refresh_search_weights(false);
+  const std::vector<std::int8_t> plus(n_, 1);
+  update(plus.data(), bias, step(plus.data()));
+}
+
 const std::int64_t* BinaryExpLoss::split_values(int layer, const std::int8_t* f) {
   // Deeper layers hold the tree's step a fixed: g = 2 sinh(c a) y u has the sign of a, and a > 0
   // whenever the leaves follow their weighted majority (always, unless every sum is zero).

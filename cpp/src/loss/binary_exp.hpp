@@ -18,6 +18,7 @@ class BinaryExpLoss : public Loss {
  public:
   std::size_t n_outputs() const override { return 1; }
   std::vector<double> init_bias() override;
+  void start_at(const std::vector<double>& bias) override;
   const std::int64_t* split_values(int layer, const std::int8_t* f) override;
   Step step(const std::int8_t* f) const override;
   void update(const std::int8_t* f, const std::vector<double>& a, const Step& sums) override;

@@ -22,6 +22,10 @@ class Loss : public tree::SplitObjective {
   // a_0: the step of the homogeneous learner f = +1 from zero scores; scores and weights start there.
   virtual std::vector<double> init_bias() = 0;
 
+  // Moves every sample from H = 0 to H = bias (call once, on a fresh loss): the state init_bias() leaves,
+  // for a bias found elsewhere (a model's a_0, watched on validation data).
+  virtual void start_at(const std::vector<double>& bias) = 0;
+
   struct Step {
     std::vector<double> step;      // closed-form a* (K entries), with the documented smoothing
     bool has_edge = false;         // a* != 0 strictly lowers the loss

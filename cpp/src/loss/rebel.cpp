@@ -68,6 +68,11 @@ class RebelLoss final : public Loss {
     return first.step;
   }
 
+  void start_at(const std::vector<double>& bias) override {
+    const std::vector<std::int8_t> plus(n_, 1);
+    update(plus.data(), bias, step(plus.data()));
+  }
+
   const std::int64_t* root_vectors() override {
     // v_nk = w+_nk for k != y_n and w-_n in slot y_n (where w+ is 0 because c_yy = 0), fixed point.
     const double scale = util::kFixedPointScale;

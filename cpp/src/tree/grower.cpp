@@ -95,6 +95,7 @@ GrowResult TreeGrower::grow(SplitObjective& objective, int max_depth, const std:
   auto row_at = [&](std::size_t i) { return identity ? static_cast<std::uint32_t>(i) : order_[i]; };
 
   for (int layer = 0; layer < max_depth; ++layer) {
+    if (stop_ != nullptr && stop_->load(std::memory_order_relaxed)) break;  // unfinished: the caller drops it
     const bool last_layer = layer == max_depth - 1;
     if (layer == 0 && objective.root_width() > 1) {
       // REBEL: the root is searched jointly over the K-vector step (multiclass_split.hpp).

@@ -1,6 +1,7 @@
 // Greedy layer-wise growth of a depth-D tree with +-1 leaves (thesis §4.4, DESIGN "Trees").
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -86,6 +87,10 @@ class TreeGrower {
   GrowResult grow(SplitObjective& objective, int max_depth, const std::uint8_t* active_rows = nullptr,
                   const std::uint8_t* active_features = nullptr);
 
+  // Once *stop is true (any thread may set it), grow() returns before its next layer: an unfinished tree
+  // that the caller must drop. Null (the default): never.
+  void set_stop_flag(const std::atomic<bool>* stop) { stop_ = stop; }
+
  private:
   struct Leaf {
     std::uint32_t node;
@@ -109,6 +114,7 @@ class TreeGrower {
 
   const data::BinnedMatrix& X_;
   const data::BinMapper& bins_;
+  const std::atomic<bool>* stop_ = nullptr;
   int n_threads_;
   std::vector<std::size_t> class_begin_;
   Criterion criterion_;

@@ -1,0 +1,155 @@
+"""What fit watches once per iteration: validation metrics, early stopping, progress output, user callbacks."""
+
+from __future__ import annotations
+
+import logging
+import sys
+
+import numpy as np
+from sklearn.metrics import log_loss
+
+__all__ = ["EvalData", "TrainingMonitor", "METRICS"]
+
+logger = logging.getLogger("rebelboost")
+
+METRICS = ("loss", "error", "log_loss", "expected_cost")
+
+
+class EvalData:
+    """One validation set as the core needs it (X converted, labels as class indices) plus its name."""
+
+    def __init__(self, name, X, y_encoded, sample_weight):
+        self.name = name
+        self.X = X
+        self.y = y_encoded
+        self.sample_weight = sample_weight
+
+    def core_tuple(self):
+        return (self.X, self.y, self.sample_weight)
+
+
+class TrainingMonitor:
+    """The core's per-iteration callback: records the metric on every eval set, decides early stopping,
+    draws the progress bar or logs, and runs the user's callbacks. Returns False to stop training.
+
+    Iteration k (1-based) is the model with its first k trees; ``history[name][k - 1]`` is its metric.
+    """
+
+    def __init__(self, estimator, n_classes, evals, scoring, early_stopping, n_iter_no_change, tol, verbose, callbacks):
+        self.estimator = estimator
+        self.n_classes = n_classes
+        self.evals = evals
+        self.scoring = scoring
+        self.early_stopping = early_stopping and bool(evals)
+        self.n_iter_no_change = n_iter_no_change
+        self.tol = tol
+        self.verbose = verbose
+        self.callbacks = list(callbacks or [])
+        for callback in self.callbacks:
+            if not callable(callback):
+                raise ValueError(f"callbacks must hold callables (each takes the iteration's record), got {callback!r}")
+        self.history = {e.name: [] for e in evals}
+        self.best_value = np.inf
+        self.best_for_patience = 0  # last iteration that improved on the best by more than tol
+        self.last = None
+        self._bar = None
+        self._log_handler = None
+
+    @property
+    def needed(self):
+        """Whether fit must call back at all (no eval set, no output and no callback: no per-iteration cost)."""
+        return bool(self.evals or self.verbose or self.callbacks)
+
+    # ---- metrics ---------------------------------------------------------------------------------
+    def _metric(self, data, raw_scores, eval_loss):
+        if self.scoring == "loss":
+            return float(eval_loss)
+        est = self.estimator
+        scores = est._present_scores(raw_scores)
+        w = data.sample_weight
+        if self.scoring == "log_loss":
+            return float(log_loss(data.y, est._scores_to_proba(scores), sample_weight=w,
+                                  labels=np.arange(self.n_classes)))
+        predicted = est._scores_to_index(scores)
+        if self.scoring == "error":
+            return float(np.average(predicted != data.y, weights=w))
+        cost = getattr(est, "cost_matrix_", None)
+        if cost is None:
+            cost = 1.0 - np.eye(self.n_classes)
+        return float(np.average(cost[data.y, predicted], weights=w))
+
+    # ---- the callback ----------------------------------------------------------------------------
+    def __call__(self, record):
+        k = record["iteration"] + 1
+        evals = {}
+        for e, data in enumerate(self.evals):
+            value = self._metric(data, record["eval_scores"][e], record["eval_loss"][e])
+            self.history[data.name].append(value)
+            evals[data.name] = {self.scoring: value}
+        stop = False
+        if self.evals:
+            value = evals[self.evals[0].name][self.scoring]
+            if value < self.best_value - self.tol:
+                self.best_for_patience = k
+            self.best_value = min(self.best_value, value)
+            stop = self.early_stopping and k - self.best_for_patience >= self.n_iter_no_change
+        self.last = {"iteration": k, "train_loss": record["train_loss"], "weighted_error": record["weighted_error"],
+                     "eval": evals}
+        self._report(record["replayed"])
+        if not record["replayed"]:
+            for callback in self.callbacks:
+                stop = bool(callback(dict(self.last))) or stop
+        return not stop
+
+    @property
+    def best_iteration(self):
+        """Number of trees with the lowest metric on the first eval set (the first such, on ties); None without."""
+        if not self.evals or not self.history[self.evals[0].name]:
+            return None
+        return int(np.argmin(self.history[self.evals[0].name])) + 1
+
+    # ---- progress --------------------------------------------------------------------------------
+    def _summary(self):
+        last = self.last
+        parts = [f"train loss {last['train_loss']:.6g}"]
+        for name, values in last["eval"].items():
+            parts.extend(f"{name} {metric} {value:.6g}" for metric, value in values.items())
+        return parts
+
+    def _report(self, replayed):
+        if self.verbose == 1:
+            if self._bar is None:
+                from tqdm.auto import tqdm
+
+                self._bar = tqdm(total=int(self.estimator.n_estimators), desc=type(self.estimator).__name__,
+                                 unit="tree", file=sys.stderr, leave=True)
+            self._bar.set_postfix_str(", ".join(self._summary()), refresh=False)
+            self._bar.update(1)
+        elif self.verbose >= 2 and not replayed:
+            k = self.last["iteration"]
+            if self.verbose >= 3 or k == 1 or k % 10 == 0:
+                self._log(f"[{type(self.estimator).__name__}] iteration {k}: " + ", ".join(self._summary()))
+
+    def _log(self, message):
+        if self.verbose >= 2 and self._log_handler is None and not logger.hasHandlers():
+            # Logging is not configured: show the lines on stderr for the duration of fit.
+            self._log_handler = logging.StreamHandler(sys.stderr)
+            logger.addHandler(self._log_handler)
+            self._saved_level = logger.level
+            logger.setLevel(logging.INFO)
+        logger.info(message)
+
+    def close(self, stop_reason=None, n_trees=None):
+        """End of fit: close the bar, log how training ended (stop_reason None: fit failed)."""
+        if self._bar is not None:
+            self._bar.close()
+            self._bar = None
+        if self.verbose >= 2 and stop_reason is not None:
+            best = self.best_iteration
+            self._log(f"[{type(self.estimator).__name__}] stopped ({stop_reason}) with {n_trees} trees"
+                      + (f"; best iteration {best}" if best is not None else ""))
+        if self._log_handler is not None:
+            logger.removeHandler(self._log_handler)
+            logger.setLevel(self._saved_level)
+            self._log_handler = None
+
