@@ -141,7 +141,9 @@ def test_cached_heavy_rows_give_the_same_model(seed, kind, loss, depth, threads)
               for q in (False, True, "auto")]
     assert models[0]._model.to_bytes() == models[1]._model.to_bytes() == models[2]._model.to_bytes()
     rebuilds = models[1].fit_info_["heavy_rebuilds"]
-    if models[1].n_estimators_ >= 60 and models[1].fit_info_["mass90_fraction"][-1] < 0.2:
+    # The cache is built only when 95 % of the mass sits in at most a quarter of the rows: clearly so once 90 %
+    # sits in a tenth (at 0.2, e.g. hypothesis's seed=231 REBEL depth 2, it may never be).
+    if models[1].n_estimators_ >= 60 and models[1].fit_info_["mass90_fraction"][-1] < 0.1:
         assert 0 < rebuilds.sum() < models[1].n_estimators_ * depth  # built, and reused between rebuilds
 
 
