@@ -178,6 +178,94 @@ std::string loss_rise(double before, double after, int t) {
 std::unique_ptr<loss::Loss> make_training_loss(const TrainParams& params, const std::int32_t* y,
                                                const double* sample_weight, std::size_t n, std::size_t n_classes,
                                                double smoothing, int n_threads) {
+  std::vector<double> w_scaled;
+  if (sample_weight) {
+    w_scaled = scaled_weights(sample_weight, n);
+    sample_weight = w_scaled.data();
+  }
+  switch (params.loss) {
+    case LossKind::kAdaBoost:
+    case LossKind::kVebBoost:
+      if (n_classes != 2)
+        throw InvalidArgument(std::string(loss_name(params.loss)) + " is a binary loss and needs exactly 2 classes, got " +
+                              std::to_string(n_classes) + "; use the REBEL loss for multi-class problems");
+      if (params.loss == LossKind::kAdaBoost) return loss::make_adaboost(y, sample_weight, n, smoothing, n_threads);
+      if (!(params.veb_lambda >= 0.0 && params.veb_lambda <= 1.0))
+        throw InvalidArgument("veb_lambda must be in [0, 1], got " + std::to_string(params.veb_lambda));
+      return loss::make_veb(y, sample_weight, n, smoothing, n_threads, params.veb_lambda);
+    case LossKind::kRebel: {
+      if (n_classes < 2) throw InvalidArgument("REBEL needs at least 2 classes, got " + std::to_string(n_classes));
+      check_rebel_memory(n, n_classes);
+      const std::vector<double> cost = checked_cost_matrix(params.cost_matrix, n_classes);
+      return loss::make_rebel(y, sample_weight, n, n_classes, cost, smoothing, n_threads);
+    }
+  }
+  throw InvalidArgument("unknown loss kind " + std::to_string(static_cast<std::uint32_t>(params.loss)));
+}
+
+// Warm start: the model to continue must come from the same loss, data shape and data (same bias).
+void check_init_model(const Model& init, const Model& fresh, const TrainParams& params) {
+  if (init.loss != fresh.loss || init.n_features != fresh.n_features || init.n_outputs != fresh.n_outputs)
+    throw InvalidArgument("warm start: the model to continue was trained with another loss, feature count or class count");
+  if (init.bias != fresh.bias)
+    throw InvalidArgument("warm start: the model to continue starts from another bias, so it was trained on other "
+                          "labels or sample weights; train it again on this data");
+  if (init.trees.size() > static_cast<std::size_t>(std::max(params.n_estimators, 0)))
+    throw InvalidArgument("warm start: n_estimators=" + std::to_string(params.n_estimators) + " is less than the " +
+                          std::to_string(init.trees.size()) + " trees of the model to continue");
+}
+
+}  // namespace
+
+template <typename T>
+TrainResult train(MatrixView<T> X, const std::int32_t* y, const double* sample_weight, std::size_t n_classes,
+                  const TrainParams& params, const TrainOptions<T>& options) {
+  check_params(params);
+  check_data(X.n_rows, X.n_cols, y, sample_weight, n_classes);
+  const int n_threads = util::resolve_threads(params.n_threads);
+  const std::size_t n = X.n_rows;
+
+  // Default smoothing: one unit-weight sample's share, 1 / max(sum of sample weights, n), per class for
+  // REBEL. Sample weights count as frequencies (weight 2 == the row twice gives the same model); weights
+  // that sum to less than n (e.g. normalised to 1) fall back to 1 / n instead of over-smoothing.
+  double weight_total = static_cast<double>(n);
+  if (sample_weight) {
+    double s = 0.0;
+    for (std::size_t i = 0; i < n; ++i) s += sample_weight[i];
+    weight_total = std::max(weight_total, s);
+  }
+  const bool multiclass = params.loss == LossKind::kRebel;
+  // Rows sorted by class: REBEL's root search and the Gini criterion read class blocks.
+  const bool sort_by_class = multiclass || (params.criterion == 1 && n_classes == 2);
+  const double per_class = multiclass ? static_cast<double>(n_classes) : 1.0;
+  const double smoothing = params.smoothing < 0 ? 1.0 / (per_class * weight_total) : params.smoothing;
+
+  const double* original_weight = sample_weight;  // in X's row order, for the bin edges
+  // Train on rows sorted by class (stable) when class blocks are needed. The model does not depend on the
+  // row order (exact fixed-point sums, ties broken by feature and bin).
+  std::vector<std::size_t> rows;
+  std::vector<std::size_t> class_begin;
+  std::vector<std::int32_t> y_sorted;
+  std::vector<double> w_sorted;
+  if (params.criterion == 1 && params.loss == LossKind::kRebel)
+    throw InvalidArgument("the gini criterion is available for the binary losses (AdaBoost, VEB-Boost) only");
+  if (sort_by_class) {
+    class_begin.assign(n_classes + 1, 0);
+    for (std::size_t i = 0; i < n; ++i) ++class_begin[static_cast<std::size_t>(y[i]) + 1];
+    for (std::size_t c = 0; c < n_classes; ++c) class_begin[c + 1] += class_begin[c];
+    std::vector<std::size_t> next(class_begin.begin(), class_begin.end() - 1);
+    rows.resize(n);
+    for (std::size_t i = 0; i < n; ++i) rows[next[static_cast<std::size_t>(y[i])]++] = i;
+    y_sorted.resize(n);
+    for (std::size_t r = 0; r < n; ++r) y_sorted[r] = y[rows[r]];
+    y = y_sorted.data();
+    if (sample_weight) {
+      w_sorted.resize(n);
+      for (std::size_t r = 0; r < n; ++r) w_sorted[r] = sample_weight[rows[r]];
+      sample_weight = w_sorted.data();
+    }
+  }
+
   const auto make_loss = [&](const std::int32_t* labels, const double* weights, std::size_t n_rows) {
     return make_training_loss(params, labels, weights, n_rows, n_classes, smoothing, n_threads);
   };
