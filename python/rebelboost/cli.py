@@ -1,75 +1,35 @@
-"""The ``rebelboost`` command line: demo, train, predict, evaluate, export, cmake-dir."""
+"""The ``rebelboost`` command line: demo, train, predict, evaluate, export, cmake-dir.
+
+Data files are read as named columns (rebelboost._tables); prediction matches columns to the model by name.
+"""
 
 from __future__ import annotations
 
 import argparse
-import csv
 import os
 import sys
+import tempfile
 import time
+from contextlib import contextmanager, suppress
 
 import numpy as np
+from sklearn.utils._param_validation import InvalidParameterError
 
-__all__ = ["main"]
+from rebelboost._tables import feature_frame, labels_like, read_table, split_target
 
+__all__ = ["main", "EXIT_CODES_HELP"]
 
-def _read_csv(path, target):
-    """Read a numeric CSV (optional header row). Returns (X float64 with NaN for empty/"nan", y or None, names)."""
-    with open(path, newline="") as handle:
-        rows = [row for row in csv.reader(handle) if row]
-    if not rows:
-        raise ValueError(f"{path}: no rows")
-
-    def numeric(cell):
-        try:
-            float(cell)
-            return True
-        except ValueError:
-            return cell.strip().lower() in ("", "nan", "na")
-
-    header = None
-    if not all(numeric(c) for c in rows[0]):
-        header, rows = rows[0], rows[1:]
-    if not rows:
-        raise ValueError(f"{path}: a header but no data rows")
-    width = len(rows[0])
-    for i, row in enumerate(rows):
-        if len(row) != width:
-            raise ValueError(f"{path}: row {i + 1} has {len(row)} fields, expected {width}")
-    target_index = None
-    if target is not None:
-        if header is not None and target in header:
-            target_index = header.index(target)
-        else:
-            try:
-                target_index = int(target) % width
-            except ValueError:
-                raise ValueError(f"{path}: no column named {target!r}") from None
-    labels = None
-    if target_index is not None:
-        raw = [row[target_index] for row in rows]
-        rows = [row[:target_index] + row[target_index + 1 :] for row in rows]
-        try:
-            labels = np.array([int(v) for v in raw])
-        except ValueError:
-            try:
-                labels = np.array([float(v) for v in raw])
-            except ValueError:
-                labels = np.array(raw, dtype=object)
-        if header is not None:
-            header = header[:target_index] + header[target_index + 1 :]
-
-    def cell(v, i, j):
-        v = v.strip()
-        if v.lower() in ("", "nan", "na"):
-            return np.nan
-        try:
-            return float(v)
-        except ValueError:
-            raise ValueError(f"{path}: row {i + 1}, column {j + 1}: {v!r} is not a number") from None
-
-    X = np.array([[cell(v, i, j) for j, v in enumerate(row)] for i, row in enumerate(rows)], dtype=np.float64)
-    return X.reshape(len(rows), -1), labels, header
+# Exit codes scripts can rely on (README "Command line").
+EXIT_OK = 0            # success
+EXIT_INTERNAL = 1      # a bug in rebelboost (Python's traceback is printed)
+EXIT_USAGE = 2         # bad command-line options or parameter values
+EXIT_INPUT = 3         # the data, cost matrix or model file is wrong (the message names the problem)
+EXIT_FILE = 4          # a file cannot be read or written (missing, permissions, full disk)
+EXIT_INTERRUPTED = 130  # Ctrl-C (128 + SIGINT)
+EXIT_PIPE = 141        # standard output was closed early, e.g. by `| head` (128 + SIGPIPE); nothing printed
+EXIT_CODES_HELP = """exit codes: 0 success, 1 internal error (a bug), 2 bad options or parameter values,
+3 bad data, cost matrix or model file, 4 a file cannot be read or written, 130 interrupted (Ctrl-C),
+141 standard output closed early (e.g. | head)"""
 
 
 def _demo(args):
@@ -102,17 +62,27 @@ def _demo(args):
         sk_elapsed = time.perf_counter() - start
         print(f"scikit-learn AdaBoost, same setting: fit {sk_elapsed * 1e3:.1f} ms, "
               f"test accuracy {sk.score(X_test, y_test):.4f} (rebelboost {sk_elapsed / elapsed:.0f}x faster)")
-    return 0
+    return EXIT_OK
 
 
 def _read_cost_matrix(path):
-    """A K x K cost matrix from a CSV of numbers (rows: true class, columns: predicted, sorted labels)."""
-    with open(path, newline="") as handle:
-        rows = [row for row in csv.reader(handle) if row]
+    """A K x K cost matrix from a CSV of numbers without header (rows: true class, columns: predicted)."""
+    import pandas as pd
+
     try:
-        return np.array([[float(v) for v in row] for row in rows])
-    except ValueError as exc:
-        raise ValueError(f"{path}: the cost matrix must hold numbers only ({exc})") from None
+        frame = pd.read_csv(path, header=None)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
+        raise ValueError(f"{path}: not a readable cost matrix CSV ({exc})") from None
+    if not all(pd.api.types.is_numeric_dtype(frame[c]) for c in frame.columns) or frame.isna().any().any():
+        raise ValueError(f"{path}: the cost matrix must hold numbers only, one row per true class")
+    return frame.to_numpy(dtype=np.float64)
+
+
+def _table(args, expected=None):
+    """(features DataFrame, labels or None) from args.data, features matched to `expected` names."""
+    frame = read_table(args.data, header=not args.no_header)
+    features, labels = split_target(frame, args.target, args.data)
+    return feature_frame(features, args.data, expected), labels
 
 
 def _train(args):
@@ -120,12 +90,11 @@ def _train(args):
 
     folder = os.path.dirname(os.path.abspath(args.model))
     if not os.path.isdir(folder):  # fail before training, not after
-        raise OSError(f"cannot write {args.model!r}: folder {folder!r} does not exist")
-    X, y, _ = _read_csv(args.data, args.target)
-    n_classes = len(np.unique(y))
+        raise FileNotFoundError(f"cannot write {args.model!r}: folder {folder!r} does not exist")
+    X, y = _table(args)
     loss = args.loss
     if loss == "auto":
-        loss = "rebel" if n_classes > 2 or args.cost_matrix else "adaboost"
+        loss = "rebel" if len(np.unique(y)) > 2 or args.cost_matrix else "adaboost"
     common = dict(n_estimators=args.n_estimators, max_depth=args.max_depth, learning_rate=args.learning_rate,
                   n_jobs=args.n_jobs)
     if args.cost_matrix and loss != "rebel":
@@ -143,59 +112,86 @@ def _train(args):
           f"training accuracy {clf.score(X, y):.4f}")
     clf.save(args.model)
     print(f"model written to {args.model}")
-    return 0
+    return EXIT_OK
+
+
+def _loaded(args):
+    import rebelboost
+
+    clf = rebelboost.load(args.model)
+    names = getattr(clf, "feature_names_in_", None)
+    X, y = _table(args, None if names is None else list(names))
+    if names is None and X.shape[1] != clf.n_features_in_:
+        raise ValueError(f"{args.data}: {X.shape[1]} feature columns, but the model (fitted without column names) "
+                         f"expects {clf.n_features_in_}")
+    return clf, (X if names is not None else X.to_numpy()), y
 
 
 def _predict(args):
-    import rebelboost
+    import pandas as pd
 
-    clf = rebelboost.load(args.model)
-    X, _, _ = _read_csv(args.data, args.target)
-    out = open(args.output, "w", newline="") if args.output else sys.stdout
-    try:
-        writer = csv.writer(out)
-        if args.proba:
-            writer.writerow(["label"] + [f"p_{c}" for c in clf.classes_])
-            for label, p in zip(clf.predict(X), clf.predict_proba(X)):
-                writer.writerow([label] + [repr(float(v)) for v in p])
-        else:
-            writer.writerow(["label"])
-            for label in clf.predict(X):
-                writer.writerow([label])
-    finally:
-        if out is not sys.stdout:
-            out.close()
-    return 0
+    clf, X, _ = _loaded(args)
+    out = pd.DataFrame({"label": clf.predict(X)})
+    if args.proba:
+        proba = clf.predict_proba(X)
+        for k, c in enumerate(clf.classes_):
+            out[f"p_{c}"] = proba[:, k]
+    if args.output:
+        with atomic_output(args.output) as handle:
+            out.to_csv(handle, index=False, float_format="%.17g")
+    else:
+        out.to_csv(sys.stdout, index=False, float_format="%.17g")
+    return EXIT_OK
 
 
 def _evaluate(args):
-    import rebelboost
-
-    clf = rebelboost.load(args.model)
-    X, y, _ = _read_csv(args.data, args.target)
-    if y is None:
-        raise ValueError("evaluate needs --target")
-    y = y.astype(clf.classes_.dtype) if clf.classes_.dtype.kind != "O" else y.astype(str).astype(object)
+    clf, X, y = _loaded(args)
+    y = labels_like(y, clf.classes_, args.data)
     print(f"accuracy {clf.score(X, y):.6f} on {len(y)} rows")
-    return 0
+    return EXIT_OK
 
 
 def _export(args):
     import rebelboost
 
     print(rebelboost.to_json(rebelboost.load(args.model)))
-    return 0
+    return EXIT_OK
 
 
 def _cmake_dir(args):
     import rebelboost
 
     print(rebelboost.get_cmake_dir())
-    return 0
+    return EXIT_OK
+
+
+@contextmanager
+def atomic_output(path):
+    """A text handle whose file appears at ``path`` only once fully written (temp file + rename); on any
+    failure the temp file is removed and ``path`` is left as it was."""
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".rebelboost-", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", newline="") as handle:
+            yield handle
+        os.replace(tmp, path)
+    except BaseException:
+        with suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def _data_arguments(sub, target_help, target_required):
+    sub.add_argument("data", help="a .csv (header row required unless --no-header), .parquet or .npz file")
+    sub.add_argument("--target", required=target_required, default=None, help=target_help)
+    sub.add_argument("--no-header", action="store_true",
+                     help="the CSV has no header row: columns are named 0, 1, ... (by position)")
 
 
 def build_parser():
-    parser = argparse.ArgumentParser(prog="rebelboost", description="Fast boosted shallow trees.")
+    parser = argparse.ArgumentParser(prog="rebelboost", description="Fast boosted shallow trees.",
+                                     epilog=EXIT_CODES_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"rebelboost {_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     demo = sub.add_parser("demo", help="train on a bundled scikit-learn dataset and print accuracy and time "
@@ -206,9 +202,8 @@ def build_parser():
     demo.add_argument("--compare", action="store_true", help="also fit scikit-learn's AdaBoostClassifier")
     demo.set_defaults(run=_demo)
 
-    train = sub.add_parser("train", help="fit a boosted model on a CSV and save it")
-    train.add_argument("data")
-    train.add_argument("--target", default="-1", help="label column: name or index (default: last)")
+    train = sub.add_parser("train", help="fit a boosted model on a data file and save it")
+    _data_arguments(train, "label column: its name, or its index (negative counts from the end)", True)
     train.add_argument("--model", required=True, help="output model file")
     train.add_argument("--n-estimators", type=int, default=200)
     train.add_argument("--max-depth", type=int, default=1)
@@ -221,18 +216,16 @@ def build_parser():
     train.add_argument("--lam", type=float, default=0.5, help="VEB-Boost's variance weight")
     train.set_defaults(run=_train)
 
-    predict = sub.add_parser("predict", help="predict labels for the rows of a CSV")
-    predict.add_argument("data")
+    predict = sub.add_parser("predict", help="predict labels for the rows of a data file (columns matched by name)")
+    _data_arguments(predict, "label column to drop before predicting (name or index)", False)
     predict.add_argument("--model", required=True)
-    predict.add_argument("--target", default=None, help="label column to drop before predicting")
-    predict.add_argument("--output", default=None)
+    predict.add_argument("--output", default=None, help="CSV to write (atomically); default: standard output")
     predict.add_argument("--proba", action="store_true")
     predict.set_defaults(run=_predict)
 
-    evaluate = sub.add_parser("evaluate", help="accuracy of a saved model on a labelled CSV")
-    evaluate.add_argument("data")
+    evaluate = sub.add_parser("evaluate", help="accuracy of a saved model on a labelled data file")
+    _data_arguments(evaluate, "label column: its name, or its index (negative counts from the end)", True)
     evaluate.add_argument("--model", required=True)
-    evaluate.add_argument("--target", default="-1")
     evaluate.set_defaults(run=_evaluate)
 
     export = sub.add_parser("export", help="print a saved model as JSON")
@@ -244,13 +237,35 @@ def build_parser():
     return parser
 
 
+def _version():
+    from rebelboost import __version__
+
+    return __version__
+
+
 def main(argv=None):
-    args = build_parser().parse_args(argv)
+    """Run the command line; returns the exit code (see EXIT_CODES_HELP)."""
+    args = build_parser().parse_args(argv)  # usage errors exit with EXIT_USAGE (argparse's 2)
     try:
         return args.run(args)
-    except (ValueError, OSError) as exc:
+    except BrokenPipeError:  # the reader went away (e.g. `| head`): stop quietly, like a program killed by SIGPIPE
+        with suppress(OSError):
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_PIPE
+    except KeyboardInterrupt:
+        print("rebelboost: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except InvalidParameterError as exc:
         print(f"rebelboost: error: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
+    except (ValueError, MemoryError) as exc:
+        message = str(exc) if not isinstance(exc, MemoryError) else f"not enough memory ({exc})"
+        print(f"rebelboost: error: {message}", file=sys.stderr)
+        return EXIT_INPUT
+    except OSError as exc:
+        print(f"rebelboost: error: {exc}", file=sys.stderr)
+        return EXIT_FILE
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,10 +1,11 @@
-"""The rebelboost command line: demo, train -> predict -> evaluate round trip, errors with exit code 2."""
+"""The rebelboost command line: demo, train -> predict -> evaluate round trip, columns matched by name, atomic output,
+quiet closed pipes, documented exit codes. Each case the issue found has a test that fails on the old reader."""
 
-import csv
 import subprocess
 import sys
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import rebelboost
@@ -30,61 +31,186 @@ def labelled_csv(tmp_path):
     X = rng.normal(size=(150, 3))
     y = np.where(X[:, 0] - X[:, 2] > 0, "up", "down")
     path = tmp_path / "train.csv"
-    with open(path, "w", newline="") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(["a", "b", "c", "label"])
-        for row, label in zip(X, y):
-            writer.writerow([*(repr(float(v)) for v in row), label])
-        writer.writerow(["nan", "", "0.5", "up"])
-    return path, X, y
+    frame = pd.DataFrame(X, columns=["a", "b", "c"]).assign(label=y)
+    frame.loc[len(frame)] = [np.nan, np.nan, 0.5, "up"]
+    frame.to_csv(path, index=False, float_format="%.17g")
+    return path, frame
 
 
 def test_train_predict_evaluate(labelled_csv, tmp_path, capsys):
-    path, X, y = labelled_csv
+    path, frame = labelled_csv
     model = tmp_path / "m.rbm"
     assert main(["train", str(path), "--target", "label", "--model", str(model), "--n-estimators", "30"]) == 0
     assert "model written" in capsys.readouterr().out
     clf = rebelboost.load(model)
+    assert list(clf.feature_names_in_) == ["a", "b", "c"]
     out = tmp_path / "pred.csv"
-    assert main(["predict", str(path), "--model", str(model), "--target", "label", "--output", str(out)]) == 0
-    with open(out) as handle:
-        rows = list(csv.reader(handle))
-    assert rows[0] == ["label"] and len(rows) == len(X) + 2
-    assert [r[0] for r in rows[1:-1]] == clf.predict(X).tolist()
+    assert main(["predict", str(path), "--model", str(model), "--target", "label", "--output", str(out),
+                 "--proba"]) == 0
+    written = pd.read_csv(out)
+    assert list(written.columns) == ["label", "p_down", "p_up"] and len(written) == len(frame)
+    assert written["label"].tolist() == clf.predict(frame[["a", "b", "c"]]).tolist()
+    np.testing.assert_array_equal(written[["p_down", "p_up"]].to_numpy(), clf.predict_proba(frame[["a", "b", "c"]]))
     assert main(["evaluate", str(path), "--model", str(model), "--target", "label"]) == 0
-    assert "accuracy" in capsys.readouterr().out
+    assert f"accuracy {clf.score(frame[['a', 'b', 'c']], frame['label']):.6f}" in capsys.readouterr().out
     assert main(["export", "--model", str(model)]) == 0
     assert '"trees"' in capsys.readouterr().out
 
 
-def test_errors_exit_with_code_2(labelled_csv, tmp_path, capsys):
-    path, _, _ = labelled_csv
+def test_columns_are_matched_by_name(labelled_csv, tmp_path, capsys):
+    # A file whose columns come in another order evaluated to accuracy 0.63 instead of 1.00 without error.
+    path, frame = labelled_csv
+    model = tmp_path / "m.rbm"
+    assert main(["train", str(path), "--target", "label", "--model", str(model), "--n-estimators", "40",
+                 "--max-depth", "3"]) == 0
+    capsys.readouterr()
+    assert main(["evaluate", str(path), "--model", str(model), "--target", "label"]) == 0
+    same = capsys.readouterr().out.split()[1]
+    assert float(same) == 1.0
+    shuffled = tmp_path / "shuffled.csv"
+    frame[["c", "label", "a", "b"]].to_csv(shuffled, index=False, float_format="%.17g")
+    assert main(["evaluate", str(shuffled), "--model", str(model), "--target", "label"]) == 0
+    assert capsys.readouterr().out.split()[1] == same
+    frame[["c", "a", "label"]].to_csv(shuffled, index=False)
+    assert main(["evaluate", str(shuffled), "--model", str(model), "--target", "label"]) == 3
+    assert "missing columns the model was trained on: 'b'" in capsys.readouterr().err
+    frame.assign(d=1.0).to_csv(shuffled, index=False)
+    assert main(["predict", str(shuffled), "--model", str(model), "--target", "label"]) == 3
+    assert "columns the model does not know: 'd'" in capsys.readouterr().err
+    assert main(["predict", str(path), "--model", str(model)]) == 3  # the label column is extra unless named
+    assert "columns the model does not know: 'label'" in capsys.readouterr().err
+
+
+def test_numeric_header_is_a_header(tmp_path, capsys):
+    # pandas' default header 0,1,... was read as a data row and became a class.
+    rng = np.random.RandomState(2)
+    X = rng.normal(size=(120, 4))
+    y = (X[:, 1] > 0).astype(int)
+    path = tmp_path / "numeric.csv"
+    pd.DataFrame(np.column_stack([X, y])).to_csv(path, index=False)  # header: 0,1,2,3,4
+    model = tmp_path / "m.rbm"
+    assert main(["train", str(path), "--target", "4", "--model", str(model), "--n-estimators", "10"]) == 0
+    clf = rebelboost.load(model)
+    assert clf.classes_.tolist() == [0.0, 1.0] and list(clf.feature_names_in_) == ["0", "1", "2", "3"]
+    expected = rebelboost.AdaBoostClassifier(n_estimators=10).fit(X, y)
+    np.testing.assert_array_equal(clf.decision_function(pd.DataFrame(X, columns=["0", "1", "2", "3"])),
+                                  expected.decision_function(X))
+    # A file without a header is declared: its columns are named by position.
+    bare = tmp_path / "bare.csv"
+    np.savetxt(bare, np.column_stack([X, y]), delimiter=",", fmt="%.17g")
+    assert main(["train", str(bare), "--no-header", "--target", "-1", "--model", str(model), "--n-estimators", "10"]) == 0
+    np.testing.assert_array_equal(rebelboost.load(model).decision_function(pd.DataFrame(X, columns=list("0123"))),
+                                  expected.decision_function(X))
+
+
+def test_target_index_is_checked(tmp_path, capsys):
+    # --target 100 on a 65-column file wrapped around to column 35.
+    path = tmp_path / "wide.csv"
+    pd.DataFrame(np.random.RandomState(0).normal(size=(20, 65)), columns=[f"f{i}" for i in range(65)]).to_csv(
+        path, index=False)
+    assert main(["train", str(path), "--target", "100", "--model", str(tmp_path / "m.rbm")]) == 3
+    assert "--target 100 is out of range for 65 columns (use -65 to 64, or a column name)" in capsys.readouterr().err
+    assert main(["train", str(path), "--target", "nope", "--model", str(tmp_path / "m.rbm")]) == 3
+    assert "no column named 'nope'" in capsys.readouterr().err
+
+
+def test_failed_predict_leaves_no_partial_output(labelled_csv, tmp_path, capsys):
+    # A failed `predict --output` left a file holding only its header.
+    path, frame = labelled_csv
+    model = tmp_path / "m.rbm"
+    assert main(["train", str(path), "--target", "label", "--model", str(model), "--n-estimators", "5"]) == 0
+    other = tmp_path / "other.csv"
+    frame[["a", "b"]].to_csv(other, index=False)
+    out = tmp_path / "pred.csv"
+    assert main(["predict", str(other), "--model", str(model), "--output", str(out)]) == 3
+    assert not out.exists() and not list(tmp_path.glob(".rebelboost-*"))
+    out.write_text("kept\n")  # an existing file is replaced only by a complete one
+    assert main(["predict", str(other), "--model", str(model), "--output", str(out)]) == 3
+    assert out.read_text() == "kept\n"
+
+
+def test_closed_pipe_ends_quietly(labelled_csv, tmp_path):
+    # `rebelboost predict ... | head` printed "[Errno 32] Broken pipe".
+    path, frame = labelled_csv
+    big = tmp_path / "big.csv"
+    pd.concat([frame] * 200).to_csv(big, index=False)  # 30 000 rows: more than a pipe buffer
+    model = tmp_path / "m.rbm"
+    assert main(["train", str(path), "--target", "label", "--model", str(model), "--n-estimators", "5"]) == 0
+    child = subprocess.Popen([sys.executable, "-m", "rebelboost", "predict", str(big), "--model", str(model),
+                              "--target", "label", "--proba"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert child.stdout.readline().startswith(b"label")
+    child.stdout.close()  # what `head -1` does
+    stderr = child.stderr.read()
+    child.stderr.close()
+    assert child.wait(timeout=60) == 141 and stderr == b""
+
+
+def test_parquet_and_npz_read_like_csv(labelled_csv, tmp_path, capsys):
+    path, frame = labelled_csv
+    frame.to_parquet(tmp_path / "train.parquet")
+    np.savez(tmp_path / "train.npz", **{c: frame[c].to_numpy(dtype=float if c != "label" else str) for c in frame})
+    scores = []
+    for data in (path, tmp_path / "train.parquet", tmp_path / "train.npz"):
+        model = tmp_path / "m.rbm"
+        assert main(["train", str(data), "--target", "label", "--model", str(model), "--n-estimators", "15"]) == 0
+        scores.append(rebelboost.load(model).decision_function(frame[["a", "b", "c"]]))
+    np.testing.assert_array_equal(scores[0], scores[1])
+    np.testing.assert_array_equal(scores[0], scores[2])
+
+
+def test_version_and_exit_codes(labelled_csv, tmp_path, capsys):
+    from importlib.metadata import version
+
+    result = run("--version")
+    assert result.returncode == 0 and result.stdout.strip() == f"rebelboost {version('rebelboost')}"
+    assert version("rebelboost") == rebelboost.__version__  # one version, from CMakeLists.txt
+    path, _ = labelled_csv
+    model = str(tmp_path / "m.rbm")
+    with pytest.raises(SystemExit) as usage:  # argparse: a required option is missing
+        main(["train", str(path), "--model", model])
+    assert usage.value.code == 2
+    assert main(["train", str(path), "--target", "label", "--model", model, "--n-estimators", str(10**10)]) == 2
+    assert "The 'n_estimators' parameter of AdaBoostClassifier must be an int in the range" in capsys.readouterr().err
+    assert main(["train", str(tmp_path / "missing.csv"), "--target", "label", "--model", model]) == 4
+    assert "missing.csv" in capsys.readouterr().err
+    dup = tmp_path / "dup.csv"
+    dup.write_text("a,a,label\n1,2,x\n3,4,y\n")
+    assert main(["train", str(dup), "--target", "label", "--model", model]) == 3
+    assert "repeated column names ['a']" in capsys.readouterr().err
+    text = tmp_path / "text.csv"
+    text.write_text("a,b,label\n1,2,x\n3,oops,y\n")
+    assert main(["train", str(text), "--target", "label", "--model", model]) == 3
+    assert "column 'b' is not numeric (e.g. 'oops' in data row 2)" in capsys.readouterr().err
+
+
+def test_errors_exit_with_code_3(labelled_csv, tmp_path, capsys):
+    path, _ = labelled_csv
     bad = tmp_path / "bad.csv"
-    bad.write_text("1,2,3\n4,5\n")
-    assert main(["train", str(bad), "--model", str(tmp_path / "m.rbm")]) == 2
-    assert "row 2 has 2 fields, expected 3" in capsys.readouterr().err
+    bad.write_text("a,b,c\n1,2,3\n4,5\n")
+    assert main(["train", str(bad), "--target", "c", "--model", str(tmp_path / "m.rbm")]) == 3
+    assert "Expected 3 columns, got 2" in capsys.readouterr().err
     corrupt = tmp_path / "corrupt.rbm"
     corrupt.write_bytes(b"RBLBOOST\x01\x00\x00\x00")
-    assert main(["predict", str(path), "--model", str(corrupt)]) == 2
+    assert main(["predict", str(path), "--model", str(corrupt)]) == 3
     assert "truncated model file" in capsys.readouterr().err
     three = tmp_path / "three.csv"
-    three.write_text("".join(f"{i},{i % 3}\n" for i in range(30)))
-    assert main(["train", str(three), "--loss", "adaboost", "--model", str(tmp_path / "m.rbm")]) == 2
+    three.write_text("x,label\n" + "".join(f"{i},{i % 3}\n" for i in range(30)))
+    assert main(["train", str(three), "--target", "label", "--loss", "adaboost", "--model", str(tmp_path / "m.rbm")]) == 3
     assert "REBELClassifier" in capsys.readouterr().err
     header_only = tmp_path / "header.csv"
     header_only.write_text("a,b,label\n")
-    assert main(["train", str(header_only), "--model", str(tmp_path / "m.rbm")]) == 2
-    assert "a header but no data rows" in capsys.readouterr().err
+    assert main(["train", str(header_only), "--target", "label", "--model", str(tmp_path / "m.rbm")]) == 3
+    assert "a header but no data" in capsys.readouterr().err
     # An unwritable model path is reported before any training.
-    assert main(["train", str(path), "--target", "label", "--model", str(tmp_path / "no" / "m.rbm")]) == 2
+    assert main(["train", str(path), "--target", "label", "--model", str(tmp_path / "no" / "m.rbm")]) == 4
     captured = capsys.readouterr()
     assert "does not exist" in captured.err and "trained" not in captured.out
     costs = tmp_path / "costs.csv"
     costs.write_text("0,1\n1,x\n")
-    assert main(["train", str(path), "--target", "label", "--cost-matrix", str(costs), "--model", str(tmp_path / "c.rbm")]) == 2
+    assert main(["train", str(path), "--target", "label", "--cost-matrix", str(costs), "--model", str(tmp_path / "c.rbm")]) == 3
     assert "numbers only" in capsys.readouterr().err
     costs.write_text("0,1\n1,1\n")
-    assert main(["train", str(path), "--target", "label", "--cost-matrix", str(costs), "--model", str(tmp_path / "c.rbm")]) == 2
+    assert main(["train", str(path), "--target", "label", "--cost-matrix", str(costs), "--model", str(tmp_path / "c.rbm")]) == 3
     assert "zero diagonal" in capsys.readouterr().err
 
 
@@ -94,21 +220,21 @@ def test_train_multiclass_and_costs(tmp_path, capsys):
     X = rng.normal(size=(300, 2))
     y = np.argmax(X @ rng.normal(size=(2, 3)) + rng.normal(size=(300, 3)), axis=1)
     data = tmp_path / "three.csv"
-    np.savetxt(data, np.column_stack([X, y]), delimiter=",", fmt="%.17g")
+    pd.DataFrame({"x0": X[:, 0], "x1": X[:, 1], "y": y}).to_csv(data, index=False, float_format="%.17g")
     model = tmp_path / "r.rbm"
-    assert main(["train", str(data), "--model", str(model), "--n-estimators", "20", "--max-depth", "2"]) == 0
+    assert main(["train", str(data), "--target", "y", "--model", str(model), "--n-estimators", "20", "--max-depth", "2"]) == 0
     assert "REBELClassifier" in capsys.readouterr().out
     clf = rebelboost.load(model)
-    expected = rebelboost.REBELClassifier(n_estimators=20, max_depth=2).fit(X, y.astype(int))
-    np.testing.assert_array_equal(clf.decision_function(X), expected.decision_function(X))
+    expected = rebelboost.REBELClassifier(n_estimators=20, max_depth=2).fit(X, y)
+    np.testing.assert_array_equal(clf.decision_function(pd.DataFrame(X, columns=["x0", "x1"])), expected.decision_function(X))
     C = np.array([[0, 1, 1], [10, 0, 10], [1, 1, 0.0]])
     costs = tmp_path / "costs.csv"
     np.savetxt(costs, C, delimiter=",")
-    assert main(["train", str(data), "--model", str(model), "--n-estimators", "20", "--cost-matrix", str(costs)]) == 0
+    assert main(["train", str(data), "--target", "y", "--model", str(model), "--n-estimators", "20", "--cost-matrix", str(costs)]) == 0
     np.testing.assert_array_equal(rebelboost.load(model).cost_matrix_, C)
     binary = tmp_path / "two.csv"
-    np.savetxt(binary, np.column_stack([X, y == 1]), delimiter=",", fmt="%.17g")
-    assert main(["train", str(binary), "--loss", "veb", "--lam", "0.3", "--model", str(model), "--n-estimators", "10"]) == 0
+    pd.DataFrame({"x0": X[:, 0], "x1": X[:, 1], "y": y == 1}).to_csv(binary, index=False)
+    assert main(["train", str(binary), "--target", "y", "--loss", "veb", "--lam", "0.3", "--model", str(model), "--n-estimators", "10"]) == 0
     loaded = rebelboost.load(model)
     assert type(loaded).__name__ == "VEBBoostClassifier" and loaded.lam == 0.3
 

@@ -1,0 +1,141 @@
+"""Data files for the command line: CSV and Parquet through pyarrow, .npz through numpy, as named columns."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+__all__ = ["read_table", "split_target", "feature_frame", "labels_like"]
+
+_CSV = (".csv", ".txt")
+_PARQUET = (".parquet", ".pq")
+
+
+def read_table(path, header=True):
+    """The file as a pandas DataFrame with one named column per field.
+
+    CSV: the first row is the header unless ``header`` is False (columns are then named "0", "1", ...);
+    empty cells, "NA", "nan" and the like are missing values. Parquet: its own column names. .npz: one 1-D
+    array per column, the key is the column name (``np.savez(path, **columns)``). Repeated column names,
+    rows of another width and an empty file are errors naming the problem.
+    """
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+    import pyarrow.parquet as pq
+
+    path = os.fspath(path)
+    ext = os.path.splitext(path)[1].lower()
+    if ext in _CSV:
+        read_options = pacsv.ReadOptions(autogenerate_column_names=not header)
+        try:
+            table = pacsv.read_csv(path, read_options=read_options)
+        except pa.ArrowInvalid as exc:
+            raise ValueError(f"{path}: not a readable CSV file ({exc})") from None
+        if not header:
+            table = table.rename_columns([str(i) for i in range(table.num_columns)])
+    elif ext in _PARQUET:
+        try:
+            table = pq.read_table(path)
+        except pa.ArrowInvalid as exc:
+            raise ValueError(f"{path}: not a readable Parquet file ({exc})") from None
+    elif ext == ".npz":
+        return _read_npz(path)
+    else:
+        raise ValueError(f"{path}: unknown file type {ext!r}; use .csv, .parquet or .npz")
+    names = table.column_names
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:
+        raise ValueError(f"{path}: repeated column names {repeated}; every column needs its own name")
+    if table.num_rows == 0:
+        raise ValueError(f"{path}: no data rows" + (" (a header but no data)" if names else ""))
+    return table.to_pandas()
+
+
+def _read_npz(path):
+    import pandas as pd
+
+    try:
+        with np.load(path, allow_pickle=False) as archive:
+            columns = {name: archive[name] for name in archive.files}
+    except (ValueError, OSError) as exc:
+        raise ValueError(f"{path}: not a readable .npz file ({exc})") from None
+    if not columns:
+        raise ValueError(f"{path}: no arrays")
+    for name, values in columns.items():
+        if values.ndim != 1:
+            raise ValueError(f"{path}: array {name!r} has shape {values.shape}; every column must be 1-D")
+    lengths = {len(v) for v in columns.values()}
+    if len(lengths) != 1:
+        raise ValueError(f"{path}: the arrays have different lengths {sorted(lengths)}")
+    if lengths == {0}:
+        raise ValueError(f"{path}: no data rows")
+    return pd.DataFrame(columns)
+
+
+def split_target(frame, target, path):
+    """(features, labels or None): the label column chosen by name, or by index (negative from the end)."""
+    if target is None:
+        return frame, None
+    names = [str(c) for c in frame.columns]
+    if target in names:
+        column = frame.columns[names.index(target)]
+    else:
+        try:
+            index = int(target)
+        except ValueError:
+            raise ValueError(f"{path}: no column named {target!r} (columns: {_listing(names)})") from None
+        if not -len(names) <= index < len(names):
+            raise ValueError(f"{path}: --target {index} is out of range for {len(names)} columns "
+                             f"(use -{len(names)} to {len(names) - 1}, or a column name)")
+        column = frame.columns[index]
+    labels = frame[column]
+    if labels.isna().any():
+        row = int(np.flatnonzero(labels.isna().to_numpy())[0])
+        raise ValueError(f"{path}: the label column {column!r} is empty at data row {row + 1}")
+    return frame.drop(columns=[column]), labels.to_numpy()
+
+
+def feature_frame(frame, path, expected=None):
+    """The feature columns as a float64 DataFrame, checked numeric and, when ``expected`` (the model's
+    feature names) is given, matched to it by name: missing or extra columns are an error naming them."""
+    import pandas as pd
+
+    frame = frame.rename(columns=str)
+    if expected is not None:
+        expected = [str(n) for n in expected]
+        missing = [n for n in expected if n not in frame.columns]
+        extra = [n for n in frame.columns if n not in expected]
+        if missing or extra:
+            parts = []
+            if missing:
+                parts.append(f"missing columns the model was trained on: {_listing(missing)}")
+            if extra:
+                parts.append(f"columns the model does not know: {_listing(extra)} (drop them, or name the label "
+                             "column with --target)")
+            raise ValueError(f"{path}: " + "; ".join(parts))
+        frame = frame[expected]
+    if frame.shape[1] == 0:
+        raise ValueError(f"{path}: no feature columns")
+    for name in frame.columns:
+        column = frame[name]
+        if not (pd.api.types.is_numeric_dtype(column) or pd.api.types.is_bool_dtype(column)):
+            bad = column[pd.to_numeric(column, errors="coerce").isna() & column.notna()]
+            example = f" (e.g. {bad.iloc[0]!r} in data row {int(bad.index[0]) + 1})" if len(bad) else ""
+            raise ValueError(f"{path}: column {name!r} is not numeric{example}")
+    return frame.astype(np.float64)
+
+
+def labels_like(labels, classes, path):
+    """File labels converted to the dtype of the model's classes_ (so "1" in a file matches the class 1)."""
+    if classes.dtype.kind == "O" or classes.dtype.kind == "U":
+        return np.asarray([str(v) for v in labels], dtype=object)
+    try:
+        return np.asarray(labels).astype(classes.dtype)
+    except (TypeError, ValueError):
+        raise ValueError(f"{path}: the labels do not match the model's classes {classes.tolist()[:10]}") from None
+
+
+def _listing(names, limit=10):
+    shown = ", ".join(repr(n) for n in names[:limit])
+    return shown + (f", ... ({len(names)} in all)" if len(names) > limit else "")
