@@ -1,0 +1,419 @@
+"""Stress test of the model loader: thousands of hostile model files with valid checksums, each loaded and
+used to predict in a worker process under a memory cap and a time limit.
+
+    python bench/hostile_files.py [--n 2000] [--seed 0] [--memory-gib 2] [--timeout 10] [--out FILE]
+
+The files are built from real models of every kind (AdaBoost, VEB-Boost, REBEL with 3 and 2 classes) by
+rewriting what a file controls: counts (features, outputs, trees, nodes, metadata), indices (children,
+features), depths (chains up to 255 levels, 40 000 depth-12 chains, full depth-8 trees), numbers (NaN,
+inf, huge or subnormal thresholds, steps, bias and gains), relabelled metadata (estimator, classes,
+feature counts and names, costs) and huge parameters (n_jobs, n_estimators, learning_rate, ...), one to
+three changes per file. Each file is written with a correct header and checksum (tests/python/model_bytes.py).
+
+Two worker processes, each under an address-space cap (RLIMIT_AS), load the files one at a time with
+rebelboost.load and call predict, predict_proba, decision_function, staged_decision_function and
+feature_importances_ on 300 rows (NaN included). The parent gives each file `--timeout` seconds. Counted:
+files that load and predict with finite outputs, files rejected with a ModelFileError (grouped by message),
+and failures: crashes (the worker dies), hangs (past the time limit), non-finite outputs, any other
+exception. Exit status 1 if there is any failure. Writes a Markdown table to --out when given.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import copy
+import json
+import os
+import re
+import resource
+import select
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "python"))
+from model_bytes import NODE, Parts, Tree, chain, parse  # noqa: E402
+
+
+# ---- the base models ------------------------------------------------------------------------------------
+def base_files(folder):
+    from rebelboost import AdaBoostClassifier, REBELClassifier, VEBBoostClassifier
+
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(400, 4))
+    X[rng.rand(*X.shape) < 0.05] = np.nan
+    binary = np.where(np.nan_to_num(X[:, 0]) + 0.7 * rng.normal(size=400) > 0, "yes", "no")
+    multi = np.argmax(np.nan_to_num(X[:, :3]) + 0.7 * rng.normal(size=(400, 3)), axis=1)
+    models = {"adaboost": AdaBoostClassifier(n_estimators=8, max_depth=3).fit(X, binary),
+              "veb": VEBBoostClassifier(n_estimators=8, max_depth=2).fit(X, binary),
+              "rebel": REBELClassifier(n_estimators=8, max_depth=3, cost_matrix={(0, 1): 2.0}).fit(X, multi),
+              "rebel-2": REBELClassifier(n_estimators=8, max_depth=2).fit(X, binary)}
+    out = {}
+    for kind, clf in models.items():
+        path = os.path.join(folder, f"base-{kind}.rbm")
+        clf.save(path)
+        with open(path, "rb") as handle:
+            out[kind] = handle.read()
+    return out
+
+
+# ---- mutations: each takes (parts, rng) and changes one thing a file controls -----------------------------
+HUGE_INTS = [0, 1, 2, 3, 255, 256, 511, 512, 4096, 4097, 2**16, 2**24, 2**24 + 1, 2**31 - 1, 2**31, 2**32 - 1]
+ODD_FLOATS = [np.nan, np.inf, -np.inf, 1e308, -1e308, 1e300, 1e200, 5e-324, -0.0, 0.0, 2.0, 1e-300]
+
+
+def _tree(parts, rng):
+    return parts.trees[rng.randint(len(parts.trees))] if parts.trees else None
+
+
+def count_features(parts, rng):
+    parts.n_features = int(rng.choice(HUGE_INTS))
+
+
+def count_outputs(parts, rng):
+    k = int(rng.choice([0, 1, 2, 3, 5, 4096, 4097, 2**16, 2**32 - 1]))
+    parts.n_outputs = k
+    if rng.rand() < 0.5 and k <= 4096:  # sizes consistent with the count: only the meaning is wrong
+        parts.bias = np.resize(parts.bias, k)
+        for tree in parts.trees:
+            tree.step = np.resize(tree.step, k)
+
+
+def count_trees(parts, rng):
+    parts.declared_trees = int(rng.choice([0, len(parts.trees) + 1, max(0, len(parts.trees) - 1), 2**32, 2**63]))
+
+
+def count_nodes(parts, rng):
+    tree = _tree(parts, rng)
+    if tree is not None:
+        tree.declared_nodes = int(rng.choice([0, 1, len(tree.nodes) + 1, 512, 2**31, 2**32 - 1]))
+
+
+def many_one_leaf_trees(parts, rng):
+    leaf = Tree(np.zeros(parts.n_outputs), np.zeros(1, NODE))
+    leaf.nodes[0] = (-1, 0, 1, 0, 0, 0, 0.0, 0.0)
+    parts.trees = [leaf] * int(rng.choice([1000, 100_000, 1_000_001]))
+
+
+def child_index(parts, rng):
+    tree = _tree(parts, rng)
+    splits = np.flatnonzero(tree.nodes["feature"] >= 0) if tree is not None else []
+    if len(splits):
+        i = int(rng.choice(splits))
+        field = "left" if rng.rand() < 0.5 else "right"
+        tree.nodes[i][field] = int(rng.choice([0, i, i + 1, len(tree.nodes), 2**31, 2**32 - 1]))
+
+
+def feature_index(parts, rng):
+    tree = _tree(parts, rng)
+    if tree is not None:
+        i = rng.randint(len(tree.nodes))
+        tree.nodes[i]["feature"] = int(rng.choice([-2, -1, parts.n_features, 2**31 - 1, -(2**31), 0]))
+
+
+def leaf_value(parts, rng):
+    tree = _tree(parts, rng)
+    if tree is not None:
+        tree.nodes[rng.randint(len(tree.nodes))]["value"] = int(rng.choice([0, 2, -2, 127, -128]))
+
+
+def node_bytes(parts, rng):
+    tree = _tree(parts, rng)
+    if tree is not None:
+        field = str(rng.choice(["nan_left", "padding"]))
+        tree.nodes[rng.randint(len(tree.nodes))][field] = int(rng.choice([2, 255]))
+
+
+def deep_chain(parts, rng):
+    depth = int(rng.choice([9, 12, 100, 255]))
+    parts.trees.append(_steps(chain(depth, max(1, min(parts.n_features, 4)), 0.01), parts.n_outputs))
+
+
+def many_deep_chains(parts, rng):
+    n = int(rng.choice([2000, 40_000]))
+    parts.trees = [_steps(chain(12, max(1, min(parts.n_features, 4)), 0.001 * (t % 7 - 3)), parts.n_outputs)
+                   for t in range(n)]
+
+
+def full_trees(parts, rng):
+    nodes = np.zeros(511, NODE)
+    for i in range(255):
+        nodes[i] = (i % max(1, min(parts.n_features, 4)), i % 2, 0, 0, 2 * i + 1, 2 * i + 2, rng.normal(), 0.01)
+    nodes[255:] = [(-1, 0, 1 if i % 2 else -1, 0, 0, 0, 0.0, 0.0) for i in range(256)]
+    parts.trees += [_steps(Tree(np.array([0.01]), nodes), parts.n_outputs) for _ in range(int(rng.choice([1, 200])))]
+
+
+def _steps(tree, k):
+    tree.step = np.full(k, float(tree.step[0]))
+    return tree
+
+
+def odd_number(parts, rng):
+    where = str(rng.choice(["threshold", "gain", "step", "bias", "all_steps"]))
+    value = float(rng.choice(ODD_FLOATS))
+    tree = _tree(parts, rng)
+    if where in ("threshold", "gain") and tree is not None:
+        tree.nodes[rng.randint(len(tree.nodes))][where] = value
+    elif where == "step" and tree is not None and len(tree.step):
+        tree.step[rng.randint(len(tree.step))] = value
+    elif where == "bias" and len(parts.bias):
+        parts.bias[rng.randint(len(parts.bias))] = value
+    elif where == "all_steps":
+        for t in parts.trees:
+            t.step[:] = value
+
+
+def header_fields(parts, rng):
+    field = str(rng.choice(["loss", "reserved"]))
+    setattr(parts, field, int(rng.choice([0, 1, 2, 3, 4, 2**32 - 1])))
+
+
+def _meta(parts):
+    try:
+        meta = json.loads(parts.metadata)
+    except ValueError:
+        meta = None
+    return meta if isinstance(meta, dict) else {}
+
+
+def relabel(parts, rng):
+    meta = _meta(parts)
+    key = str(rng.choice(["estimator", "classes", "classes_dtype", "n_features_in", "feature_names_in",
+                          "cost_matrix", "metadata"]))
+    values = {
+        "estimator": ["AdaBoostClassifier", "VEBBoostClassifier", "REBELClassifier", "Nope", None, 3],
+        "classes": [[0, 1], [0, 1, 2], ["a", "b", "c", "d"], [0, 0], [], [[1], [2]], list(range(5000)), None],
+        "classes_dtype": ["<i8", "<U1", "|b1", "<f8", "O", "|V8", "M8", 7],
+        "n_features_in": [0, 3, 5, 2**24 + 1, 2**40, -1, "4", None],
+        "feature_names_in": [["a"], ["a", "b", "c", "d"], [1, 2, 3, 4], "abcd", ["x"] * 10**5],
+        "cost_matrix": [[[0, 1], [1, 0]], [[0, float("nan"), 1], [1, 0, 1], [1, 1, 0]], [[0, -1, 1], [1, 0, 1], [1, 1, 0]],
+                        [[0, 1e308, 1], [1, 0, 1], [1, 1, 0]], "x", None],
+    }
+    if key == "metadata":
+        parts.metadata = bytes(rng.choice([b"", b"\xff\xfe", b"[" * 100_000, b"{}", b"null", b'{"estimator": "AdaBoostClassifier"}']))
+        return
+    choices = values[key]
+    meta[key] = copy.deepcopy(choices[rng.randint(len(choices))])
+    parts.metadata = json.dumps(meta).encode()
+
+
+def huge_parameter(parts, rng):
+    meta = _meta(parts)
+    params = meta.setdefault("params", {}) if isinstance(meta.get("params"), dict) else meta.setdefault("params", {})
+    name, choices = [
+        ("n_jobs", [10**6, 10**30, -(10**9), 0, 1000, "all", 2.5]),
+        ("n_estimators", [10**9, 0, -1, 10**6 + 1, 1e30]),
+        ("max_depth", [100, 0, 10**9]),
+        ("learning_rate", [1e308, -1.0, 0.0, "fast", None]),
+        ("n_bins", [10**9, 2, 257]),
+        ("lam", [1e300, -1.0, 2.0]),
+        ("random_state", [2**100, -1, "seed"]),
+        ("verbose", [10**12, -1]),
+        ("quick", ["sometimes", 2]),
+        ("subsample", [0.0, 2.0, float("nan")]),
+        ("cost_matrix", [[[0, 1], [1, 0]], "x", {"__pairs__": [[0, 1, 1e308]]}, {"__pairs__": "x"}]),
+    ][rng.randint(11)]
+    params[name] = copy.deepcopy(choices[rng.randint(len(choices))])
+    parts.metadata = json.dumps(meta).encode()
+
+
+MUTATIONS = [count_features, count_outputs, count_trees, count_nodes, many_one_leaf_trees, child_index,
+             feature_index, leaf_value, node_bytes, deep_chain, many_deep_chains, full_trees, odd_number,
+             header_fields, relabel, huge_parameter]
+RARE = {many_one_leaf_trees: 0.05, many_deep_chains: 0.05, full_trees: 0.5}  # big files: drawn less often
+
+
+def hostile_files(bases, n, seed, folder):
+    """Writes n hostile files; yields (path, kind, mutation names)."""
+    rng = np.random.RandomState(seed)
+    weights = np.array([RARE.get(m, 1.0) for m in MUTATIONS])
+    weights /= weights.sum()
+    kinds = sorted(bases)
+    for i in range(n):
+        kind = kinds[i % len(kinds)]
+        parts = parse(bases[kind])
+        chosen = [MUTATIONS[j] for j in rng.choice(len(MUTATIONS), size=rng.randint(1, 4), p=weights)]
+        for mutation in chosen:
+            mutation(parts, rng)
+        path = os.path.join(folder, f"hostile-{i:05d}.rbm")
+        with open(path, "wb") as handle:
+            handle.write(parts.file())
+        yield path, kind, [m.__name__ for m in chosen]
+
+
+# ---- the worker: loads and predicts, one file per request ---------------------------------------------------
+WORKER = textwrap.dedent("""
+    import json, sys, time, warnings
+    import numpy as np
+    import rebelboost
+    warnings.simplefilter("ignore")
+    rng = np.random.RandomState(1)
+    print("ready", flush=True)
+    for line in sys.stdin:
+        path = line.strip()
+        start = time.perf_counter()
+        try:
+            clf = rebelboost.load(path)
+        except rebelboost.ModelFileError as exc:
+            print(json.dumps({"status": "rejected", "message": str(exc)[:300]}), flush=True)
+            continue
+        except Exception as exc:
+            print(json.dumps({"status": "error", "message": f"load: {type(exc).__name__}: {exc}"[:300]}), flush=True)
+            continue
+        try:
+            X = rng.normal(size=(300, clf.n_features_in_))
+            X[rng.rand(*X.shape) < 0.1] = np.nan
+            outputs = [clf.predict_proba(X), clf.decision_function(X), clf.feature_importances_]
+            outputs += list(clf.staged_decision_function(X[:20]))
+            labels = clf.predict(X)
+            finite = all(np.isfinite(o).all() for o in outputs) and len(labels) == len(X)
+            status = "ok" if finite else "nonfinite"
+            print(json.dumps({"status": status, "message": "", "seconds": time.perf_counter() - start}), flush=True)
+        except Exception as exc:
+            print(json.dumps({"status": "error", "message": f"predict: {type(exc).__name__}: {exc}"[:300]}), flush=True)
+""")
+
+
+class Worker:
+    def __init__(self, memory_bytes):
+        def limit():
+            resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
+
+        self.proc = subprocess.Popen([sys.executable, "-c", WORKER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.DEVNULL, preexec_fn=limit)
+        self.buffer = b""
+        if self._line(120) != b"ready":
+            raise RuntimeError("the worker did not start")
+
+    def _line(self, timeout):
+        """The next line the worker prints, or None if it died or said nothing for `timeout` seconds."""
+        deadline = time.monotonic() + timeout
+        fd = self.proc.stdout.fileno()
+        while b"\n" not in self.buffer:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not select.select([fd], [], [], remaining)[0]:
+                return None
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                return None
+            self.buffer += chunk
+        line, self.buffer = self.buffer.split(b"\n", 1)
+        return line.strip()
+
+    def ask(self, path, timeout):
+        """The worker's answer for `path`, or {"status": "crash"/"hang"} (the worker is then gone)."""
+        self.proc.stdin.write(path.encode() + b"\n")
+        self.proc.stdin.flush()
+        line = self._line(timeout)
+        if line is not None:
+            return json.loads(line)
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+            return {"status": "hang", "message": f"no answer within {timeout} s"}
+        return {"status": "crash", "message": f"worker died with status {self.proc.returncode}"}
+
+    def peak_rss_mib(self):
+        try:
+            with open(f"/proc/{self.proc.pid}/status") as handle:
+                for line in handle:
+                    if line.startswith("VmHWM:"):
+                        return int(line.split()[1]) // 1024
+        except OSError:
+            pass
+        return 0
+
+    def close(self):
+        if self.proc.poll() is None:
+            self.proc.stdin.close()
+            self.proc.wait()
+
+
+def run(args):
+    results = []
+    peak = 0
+    with tempfile.TemporaryDirectory(prefix="rb-hostile-") as folder:
+        bases = base_files(folder)
+        start = time.perf_counter()
+        files = list(hostile_files(bases, args.n, args.seed, folder))
+        generate_s = time.perf_counter() - start
+        start = time.perf_counter()
+        worker = Worker(args.memory_gib << 30)
+        for path, kind, mutations in files:
+            t0 = time.perf_counter()
+            answer = worker.ask(path, args.timeout)
+            answer.update(kind=kind, mutations=mutations, wall=time.perf_counter() - t0,
+                          size=os.path.getsize(path), file=os.path.basename(path))
+            results.append(answer)
+            peak = max(peak, worker.peak_rss_mib())
+            if answer["status"] in ("crash", "hang"):
+                worker = Worker(args.memory_gib << 30)
+            os.unlink(path)
+        worker.close()
+        run_s = time.perf_counter() - start
+    return results, generate_s, run_s, peak
+
+
+def report(results, args, generate_s, run_s, peak):
+    counts = collections.Counter(r["status"] for r in results)
+    failures = [r for r in results if r["status"] in ("crash", "hang", "nonfinite", "error")]
+    rejections = collections.Counter(re.sub(r"-?\d[\d.e+]*", "N", r["message"])[:90]
+                                     for r in results if r["status"] == "rejected")
+    slowest = max(results, key=lambda r: r["wall"])
+    lines = [
+        f"# Hostile model files: {len(results)} files, valid checksums",
+        "",
+        f"Command: `python bench/hostile_files.py --n {args.n} --seed {args.seed} --memory-gib {args.memory_gib} "
+        f"--timeout {args.timeout}` (worker processes capped at {args.memory_gib} GiB of address space, "
+        f"{args.timeout} s per file; generation {generate_s:.0f} s, loading and predicting {run_s:.0f} s).",
+        "",
+        "| outcome | files |",
+        "|---|---|",
+        f"| loaded, predicted, every output finite | {counts['ok']} |",
+        f"| rejected with ModelFileError | {counts['rejected']} |",
+        f"| crashes (worker died) | {counts['crash']} |",
+        f"| hangs (> {args.timeout} s) | {counts['hang']} |",
+        f"| non-finite outputs | {counts['nonfinite']} |",
+        f"| other exceptions | {counts['error']} |",
+        "",
+        f"Largest file {max(r['size'] for r in results) / 2**20:.1f} MiB; slowest file {slowest['wall']:.2f} s "
+        f"({slowest['file']}: {', '.join(slowest['mutations'])}, {slowest['status']}); worker peak RSS {peak} MiB.",
+        "",
+        "Rejections by message (numbers replaced by N):",
+        "",
+        "| message | files |",
+        "|---|---|",
+    ]
+    lines += [f"| {m.replace('|', '/')} | {c} |" for m, c in rejections.most_common(25)]
+    if len(rejections) > 25:
+        lines.append(f"| ({len(rejections) - 25} other messages) | {sum(c for _, c in rejections.most_common()[25:])} |")
+    if failures:
+        lines += ["", "Failures:", ""] + [f"- {r['file']} ({r['kind']}: {', '.join(r['mutations'])}): {r['status']} "
+                                          f"{r['message']}" for r in failures[:50]]
+    return "\n".join(lines) + "\n", not failures
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=2000)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--memory-gib", type=int, default=2)
+    parser.add_argument("--timeout", type=float, default=10.0)
+    parser.add_argument("--out", default=None)
+    args = parser.parse_args()
+    results, generate_s, run_s, peak = run(args)
+    text, clean = report(results, args, generate_s, run_s, peak)
+    print(text)
+    if args.out:
+        with open(args.out, "w") as handle:
+            handle.write(text)
+    sys.exit(0 if clean else 1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,48 @@
+"""Writes the fuzzer's seed corpus: small real model files of every model kind, one folder per kind.
+
+    python tests/fuzz/make_corpus.py [tests/fuzz/corpus]
+
+Each kind gets a few files (stumps and deeper trees, NaN in the training data so NaN directions vary,
+a cost matrix for REBEL), trained on a small synthetic problem; every file is a few kilobytes, so the
+fuzzer runs fast. Rerun it when the file format changes and commit the result.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import numpy as np
+
+from rebelboost import AdaBoostClassifier, REBELClassifier, VEBBoostClassifier
+
+# kind -> [(estimator, labels: "binary" or "multi"), ...]
+KINDS = {
+    "adaboost": [(AdaBoostClassifier(n_estimators=3, max_depth=1), "binary"),
+                 (AdaBoostClassifier(n_estimators=2, max_depth=3, criterion="gini"), "binary")],
+    "veb": [(VEBBoostClassifier(n_estimators=3, max_depth=2), "binary")],
+    "rebel": [(REBELClassifier(n_estimators=2, max_depth=2), "multi"),
+              (REBELClassifier(n_estimators=2, max_depth=1, cost_matrix=[[0, 1, 4], [1, 0, 1], [2, 1, 0]]), "multi"),
+              (REBELClassifier(n_estimators=3, max_depth=2), "binary")],
+}
+
+
+def data():
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(300, 3))
+    X[rng.rand(*X.shape) < 0.1] = np.nan
+    binary = (np.nan_to_num(X[:, 0]) + np.nan_to_num(X[:, 1]) + 0.5 * rng.normal(size=300) > 0).astype(int)
+    multi = np.argmax(np.nan_to_num(X) + 0.5 * rng.normal(size=X.shape), axis=1)
+    return X, {"binary": binary, "multi": multi}
+
+
+def main(out):
+    X, labels = data()
+    for kind, estimators in KINDS.items():
+        os.makedirs(os.path.join(out, kind), exist_ok=True)
+        for i, (estimator, y) in enumerate(estimators):
+            estimator.fit(X, labels[y]).save(os.path.join(out, kind, f"seed{i}.rbm"))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "corpus"))

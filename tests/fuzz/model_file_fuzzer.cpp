@@ -1,0 +1,114 @@
+// libFuzzer target for the model loader and the predictor: whatever bytes come in, loading either throws
+// ModelFileError or gives a model that every prediction entry point uses without a crash, a sanitizer
+// report, an allocation beyond the model's size or a non-finite score.
+//
+// Each input is tried as it is (magic, version, framing and checksum are checked first), then with its
+// header's payload size and checksum rewritten to match, so that mutations reach the payload parser and
+// Model::validate instead of stopping at the checksum.
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "rebelboost/error.hpp"
+#include "rebelboost/io.hpp"
+#include "rebelboost/model.hpp"
+#include "rebelboost/predict.hpp"
+
+namespace {
+
+using rebelboost::Model;
+
+constexpr std::size_t kHeader = 24;  // magic, version, reserved, payload size
+
+std::uint64_t fnv1a(const unsigned char* data, std::size_t n) {
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  for (std::size_t i = 0; i < n; ++i) h = (h ^ data[i]) * 0x100000001b3ull;
+  return h;
+}
+
+void put_u64(unsigned char* at, std::uint64_t v) {
+  for (int i = 0; i < 8; ++i) at[i] = static_cast<unsigned char>(v >> (8 * i));
+}
+
+[[noreturn]] void finding(const char* what) {
+  std::fprintf(stderr, "FINDING: %s\n", what);
+  __builtin_trap();
+}
+
+// Feature values for prediction: 0, +-inf, NaN, and values from the input, so rows fall on both sides of
+// thresholds. A model with many features reads every feature of a row from one value (column stride 0).
+template <typename T>
+std::vector<T> feature_values(const std::uint8_t* data, std::size_t size, std::size_t count) {
+  static const double kSpecial[] = {0.0, -0.0, 1.0, -1.0, 0.5, 1e30, -1e30, INFINITY, -INFINITY, NAN};
+  std::vector<T> values(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    const unsigned char b = size ? data[(i * 7919) % size] : 0;
+    values[i] = b % 4 == 0 ? static_cast<T>(kSpecial[b % 10]) : static_cast<T>((static_cast<int>(b) - 128) / 16.0);
+  }
+  return values;
+}
+
+template <typename T>
+void predict_rows(const Model& model, const std::uint8_t* data, std::size_t size, std::size_t n_rows) {
+  const std::size_t d = model.n_features, K = model.n_outputs, T_all = model.trees.size();
+  const bool dense = d <= 64;
+  const std::vector<T> values = feature_values<T>(data, size, dense ? n_rows * d : n_rows);
+  const rebelboost::MatrixView<T> X = dense ? rebelboost::MatrixView<T>::row_major(values.data(), n_rows, d)
+                                            : rebelboost::MatrixView<T>{values.data(), n_rows, d, 1, 0};
+  std::vector<double> scores(n_rows * K);
+  rebelboost::decision_function(model, X, scores.data(), 1);
+  for (double s : scores)
+    if (!std::isfinite(s)) finding("non-finite score");
+  std::vector<std::int32_t> classes(n_rows);
+  rebelboost::scores_to_classes(model, scores.data(), n_rows, classes.data());
+  for (std::int32_t c : classes)
+    if (c < 0 || static_cast<std::size_t>(c) >= (K == 1 ? 2 : K)) finding("class index out of range");
+  const std::size_t half = T_all / 2;
+  rebelboost::decision_function(model, X, scores.data(), 1, half);
+  std::vector<std::int8_t> outputs(n_rows * (T_all - half));
+  rebelboost::tree_outputs(model, X, outputs.data(), 1, half);
+  for (std::int8_t f : outputs)
+    if (f != 1 && f != -1) finding("tree output not +-1");
+}
+
+void use(const Model& model, const std::uint8_t* data, std::size_t size) {
+  const std::string bytes = rebelboost::serialize(model);  // a loaded model always saves and reloads
+  if (rebelboost::serialize(rebelboost::deserialize(bytes.data(), bytes.size())) != bytes) finding("round trip");
+  if (model.n_features <= (1u << 16)) {
+    double total = 0.0;
+    for (double v : model.feature_importances()) {
+      if (!(v >= 0.0 && v <= 1.0)) finding("importance outside [0, 1]");
+      total += v;
+    }
+    if (total != 0.0 && std::fabs(total - 1.0) > 1e-9) finding("importances do not sum to 1");
+  }
+  predict_rows<double>(model, data, size, 5);   // few rows: the node walk
+  predict_rows<float>(model, data, size, 43);   // more rows: the flattened trees where they are cheap
+}
+
+void try_load(const std::uint8_t* data, std::size_t size) {
+  Model model;
+  try {
+    model = rebelboost::deserialize(data, size);
+  } catch (const rebelboost::ModelFileError&) {
+    return;
+  }
+  use(model, data, size);
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  try_load(data, size);
+  if (size < kHeader + 8) return 0;
+  std::vector<unsigned char> fixed(data, data + size);
+  const std::size_t payload = size - kHeader - 8;
+  put_u64(&fixed[16], payload);
+  put_u64(&fixed[size - 8], fnv1a(&fixed[kHeader], payload));
+  try_load(fixed.data(), fixed.size());
+  return 0;
+}
