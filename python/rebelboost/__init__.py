@@ -8,11 +8,12 @@ from pathlib import Path
 
 from rebelboost._core import __version__
 from rebelboost.adaboost import AdaBoostClassifier
+from rebelboost.decision import predict_min_cost
 from rebelboost.rebel import REBELClassifier
 from rebelboost.veb import VEBBoostClassifier
 from rebelboost.serialization import ModelFileError, load, to_json
 
-__all__ = ["AdaBoostClassifier", "REBELClassifier", "VEBBoostClassifier", "ModelFileError", "load", "to_json", "get_cmake_dir", "get_include", "__version__"]
+__all__ = ["AdaBoostClassifier", "REBELClassifier", "VEBBoostClassifier", "predict_min_cost", "ModelFileError", "load", "to_json", "get_cmake_dir", "get_include", "__version__"]
 
 
 def get_cmake_dir():
