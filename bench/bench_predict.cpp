@@ -1,12 +1,15 @@
-// Batch prediction speed of rebelboost::decision_function on one thread (ns per row, rows per second).
+// Prediction speed: batches through each kernel set (ns per row, rows/s) and the latency of one row.
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
 #include <map>
+#include <string>
 #include <random>
 #include <utility>
 #include <vector>
 
+#include "predict/engine.hpp"
+#include "predict/kernels.hpp"
 #include "rebelboost/predict.hpp"
 #include "rebelboost/train.hpp"
 
@@ -39,59 +42,83 @@ const Dataset& dataset() {
   return d;
 }
 
-// AdaBoost model with 200 trees of the given depth, trained once per depth.
-const rebelboost::Model& model(int depth) {
-  static std::map<int, rebelboost::Model> cache;
-  auto it = cache.find(depth);
+// AdaBoost model with n_trees trees of the given depth (200 by default), trained once.
+const rebelboost::Model& model(int depth, int n_trees = 200) {
+  static std::map<std::pair<int, int>, rebelboost::Model> cache;
+  auto it = cache.find({depth, n_trees});
   if (it == cache.end()) {
     const Dataset& d = dataset();
     rebelboost::TrainParams p;
     p.loss = rebelboost::LossKind::kAdaBoost;
-    p.n_estimators = 200;
+    p.n_estimators = n_trees;
     p.max_depth = depth;
-    p.n_threads = 1;
+    p.n_threads = 2;
     auto X = rebelboost::MatrixView<float>::row_major(d.X.data(), kRows, kCols);
-    it = cache.emplace(depth, rebelboost::train(X, d.y.data(), nullptr, 2, p).model).first;
+    it = cache.emplace(std::make_pair(depth, n_trees), rebelboost::train(X, d.y.data(), nullptr, 2, p).model).first;
   }
   return it->second;
 }
 
-void bm_decision_function(benchmark::State& state, int depth) {
+void row_counters(benchmark::State& state, std::size_t rows_per_iteration) {
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * rows_per_iteration));  // items/s = rows/s
+  state.counters["ns_per_row"] = benchmark::Counter(
+      static_cast<double>(rows_per_iteration) * 1e-9, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+}
+
+// decision_function of a compiled model through one kernel set ("generic", "avx2", "avx512"; skipped
+// where the CPU lacks it), one thread.
+void bm_kernels(benchmark::State& state, int depth, int n_trees, const char* isa) {
+  const rebelboost::predict::Kernels* kernels = &rebelboost::predict::generic_kernels();
+  if (std::string(isa) == "avx2") kernels = rebelboost::predict::avx2_kernels();
+  if (std::string(isa) == "avx512") kernels = rebelboost::predict::avx512_kernels();
+  if (!kernels) {
+    state.SkipWithError("instruction set not available");
+    return;
+  }
   const Dataset& d = dataset();
-  const rebelboost::Model& m = model(depth);
+  const rebelboost::Model& m = model(depth, n_trees);
+  const rebelboost::predict::Engine engine(m, *kernels);
   const auto X = rebelboost::MatrixView<float>::row_major(d.X.data(), kRows, kCols);
   std::vector<double> scores(kRows);
   for (auto _ : state) {
-    rebelboost::decision_function(m, X, scores.data(), /*n_threads=*/1);
+    engine.decision_function(X, scores.data(), rebelboost::kAllLearners, /*n_threads=*/1);
     benchmark::DoNotOptimize(scores.data());
     benchmark::ClobberMemory();
   }
-  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * kRows));  // items/s = rows/s
-  state.counters["ns_per_row"] = benchmark::Counter(
-      kRows * 1e-9, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+  row_counters(state, kRows);
   state.counters["trees"] = static_cast<double>(m.trees.size());
 }
 
 }  // namespace
 
-BENCHMARK_CAPTURE(bm_decision_function, stumps_200, 1)->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(bm_decision_function, depth3_200, 3)->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(bm_decision_function, depth6_200, 6)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(bm_kernels, stumps_200_generic, 1, 200, "generic")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(bm_kernels, stumps_200_avx512, 1, 200, "avx512")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(bm_kernels, depth2_1000_generic, 2, 1000, "generic")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(bm_kernels, depth2_1000_avx2, 2, 1000, "avx2")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(bm_kernels, depth2_1000_avx512, 2, 1000, "avx512")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(bm_kernels, depth3_200_avx512, 3, 200, "avx512")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(bm_kernels, depth6_200_generic, 6, 200, "generic")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(bm_kernels, depth6_200_avx512, 6, 200, "avx512")->Unit(benchmark::kMillisecond);
 
-// One row at a time (latency): the node walk, since building the branch-free form would cost more.
-void bm_single_row(benchmark::State& state) {
+namespace {
+
+// One row at a time (latency) through a compiled Predictor: no allocation, no threads.
+void bm_single_row(benchmark::State& state, int depth, int n_trees) {
   const Dataset& d = dataset();
-  const rebelboost::Model& m = model(3);
+  const rebelboost::Predictor predictor(model(depth, n_trees));
   double score = 0.0;
   std::size_t r = 0;
   for (auto _ : state) {
-    const auto X = rebelboost::MatrixView<float>::row_major(d.X.data() + r * kCols, 1, kCols);
-    rebelboost::decision_function(m, X, &score, /*n_threads=*/1);
+    predictor.decision_row(d.X.data() + r * kCols, 1, &score);
     benchmark::DoNotOptimize(score);
     r = (r + 1) % kRows;
   }
-  state.counters["ns_per_row"] = benchmark::Counter(1e-9, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+  row_counters(state, 1);
 }
-BENCHMARK(bm_single_row)->Unit(benchmark::kMicrosecond);
+
+}  // namespace
+
+BENCHMARK_CAPTURE(bm_single_row, depth3_200, 3, 200)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(bm_single_row, depth2_1000, 2, 1000)->Unit(benchmark::kMicrosecond);
 
 BENCHMARK_MAIN();

@@ -89,7 +89,8 @@ int main(int argc, char** argv) {
   }
   const std::string data_path = argv[2];
   try {
-    const rebelboost::Model model = rebelboost::load_model(argv[1]);
+    const rebelboost::Predictor predictor(rebelboost::load_model(argv[1]));
+    const rebelboost::Model& model = predictor.model();
     const std::size_t n_features = model.n_features;
     const std::size_t K = model.n_outputs;
 
@@ -107,9 +108,9 @@ int main(int argc, char** argv) {
     std::vector<double> scores(n_rows * K);
     std::vector<std::int32_t> classes(n_rows);
     if (n_rows > 0) {
-      rebelboost::decision_function(model, rebelboost::MatrixView<double>::row_major(X.data(), n_rows, n_features),
-                                    scores.data(), /*n_threads=*/0);
-      rebelboost::scores_to_classes(model, scores.data(), n_rows, classes.data());
+      const auto view = rebelboost::MatrixView<double>::row_major(X.data(), n_rows, n_features);
+      predictor.decision_function(view, scores.data());
+      predictor.predict(view, classes.data());
     }
 
     std::FILE* out = stdout;

@@ -1,14 +1,16 @@
-// Model: prediction (GIL released), introspection, bytes and file round trips.
+// Model: prediction through its compiled Predictor (GIL released), introspection, bytes and file round trips.
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <string>
 #include <vector>
 
 #include "convert.hpp"
+#include "py_model.hpp"
 #include "rebelboost/io.hpp"
 #include "rebelboost/model.hpp"
 #include "rebelboost/predict.hpp"
@@ -17,39 +19,77 @@ namespace rebelboost::bindings {
 
 namespace {
 
-py::array_t<double> decision(const Model& model, const py::array& X, int n_threads, long n_trees) {
-  const std::size_t n_rows = X.ndim() == 2 ? static_cast<std::size_t>(X.shape(0)) : 0;
-  const std::size_t K = model.n_outputs;
+// NaN is a missing value, but inf is refused as scikit-learn's validation does (one pass, no copy).
+template <typename T>
+void reject_inf(const MatrixView<T>& X) {
+  for (std::size_t r = 0; r < X.n_rows; ++r)
+    for (std::size_t c = 0; c < X.n_cols; ++c) {
+      const T v = X(r, c);
+      if (std::isinf(v))
+        throw InvalidArgument(std::string("Input X contains infinity or a value too large for dtype('") +
+                              (sizeof(T) == 4 ? "float32" : "float64") + "').");
+    }
+}
+
+std::size_t n_rows_of(const py::array& X) { return X.ndim() == 2 ? static_cast<std::size_t>(X.shape(0)) : 0; }
+
+std::size_t learners(long n_trees) { return n_trees < 0 ? kAllLearners : static_cast<std::size_t>(n_trees); }
+
+py::array_t<double> decision(const PyModel& pm, const py::array& X, int n_threads, long n_trees, bool check_inf) {
+  const std::shared_ptr<const Predictor> predictor = pm.predictor();
+  const std::size_t n_rows = n_rows_of(X), K = pm.model().n_outputs;
   py::array_t<double> out = K == 1 ? py::array_t<double>({static_cast<py::ssize_t>(n_rows)})
                                    : py::array_t<double>({static_cast<py::ssize_t>(n_rows), static_cast<py::ssize_t>(K)});
   double* dst = out.mutable_data();
-  const std::size_t used = n_trees < 0 ? model.trees.size() : static_cast<std::size_t>(n_trees);
   with_view(X, [&](auto view) {
     py::gil_scoped_release release;
-    decision_function(model, view, dst, n_threads, used);
+    if (check_inf) reject_inf(view);
+    predictor->decision_function(view, dst, learners(n_trees), n_threads);
     return 0;
   });
   return out;
 }
 
-py::array_t<std::int8_t> outputs(const Model& model, const py::array& X, int n_threads, std::size_t first_tree,
+py::object predict(const PyModel& pm, const py::array& X, int n_threads, long n_trees, bool return_n_learners,
+                   bool check_inf) {
+  const std::shared_ptr<const Predictor> predictor = pm.predictor();
+  const auto n_rows = static_cast<py::ssize_t>(n_rows_of(X));
+  py::array_t<std::int32_t> classes(n_rows);
+  py::array_t<std::uint32_t> counts(return_n_learners ? n_rows : 0);
+  std::int32_t* dst = classes.mutable_data();
+  std::uint32_t* n_learners = return_n_learners ? counts.mutable_data() : nullptr;
+  PredictOptions options;
+  options.n_trees = learners(n_trees);
+  options.n_threads = n_threads;
+  with_view(X, [&](auto view) {
+    py::gil_scoped_release release;
+    if (check_inf) reject_inf(view);
+    predictor->predict(view, dst, options, n_learners);
+    return 0;
+  });
+  if (return_n_learners) return py::make_tuple(classes, counts);
+  return std::move(classes);
+}
+
+py::array_t<std::int8_t> outputs(const PyModel& pm, const py::array& X, int n_threads, std::size_t first_tree,
                                  long n_trees) {
-  const std::size_t n_rows = X.ndim() == 2 ? static_cast<std::size_t>(X.shape(0)) : 0;
-  const std::size_t first = std::min(first_tree, model.trees.size());
-  const std::size_t left = model.trees.size() - first;
+  const std::shared_ptr<const Predictor> predictor = pm.predictor();
+  const std::size_t first = std::min(first_tree, pm.model().trees.size());
+  const std::size_t left = pm.model().trees.size() - first;
   const std::size_t used = n_trees < 0 ? left : std::min(left, static_cast<std::size_t>(n_trees));
-  py::array_t<std::int8_t> out({static_cast<py::ssize_t>(n_rows), static_cast<py::ssize_t>(used)});
+  py::array_t<std::int8_t> out({static_cast<py::ssize_t>(n_rows_of(X)), static_cast<py::ssize_t>(used)});
   std::int8_t* dst = out.mutable_data();
   with_view(X, [&](auto view) {
     py::gil_scoped_release release;
-    tree_outputs(model, view, dst, n_threads, first, used);
+    predictor->tree_outputs(view, dst, n_threads, first, used);
     return 0;
   });
   return out;
 }
 
 // Trees as plain arrays (for tests, plotting and the JSON export).
-py::list trees_as_dicts(const Model& model) {
+py::list trees_as_dicts(const PyModel& pm) {
+  const Model& model = pm.model();
   py::list out;
   for (const Tree& tree : model.trees) {
     const auto n = static_cast<py::ssize_t>(tree.nodes.size());
@@ -81,11 +121,11 @@ py::list trees_as_dicts(const Model& model) {
   return out;
 }
 
-Model from_bytes(const py::bytes& data) {
+PyModel from_bytes(const py::bytes& data) {
   char* buffer = nullptr;
   py::ssize_t length = 0;
   if (PYBIND11_BYTES_AS_STRING_AND_SIZE(data.ptr(), &buffer, &length) != 0) throw py::error_already_set();
-  return deserialize(buffer, static_cast<std::size_t>(length));
+  return PyModel(deserialize(buffer, static_cast<std::size_t>(length)));
 }
 
 }  // namespace
@@ -98,42 +138,46 @@ void bind_model(py::module_& m) {
   m.attr("MAX_CLASSES") = kMaxClasses;
   m.attr("MAX_METADATA_BYTES") = kMaxMetadataBytes;
   m.attr("MAX_ABS_SCORE") = kMaxAbsScore;
-  py::class_<Model>(m, "Model")
-      .def_property_readonly("loss", [](const Model& mo) { return std::string(loss_name(mo.loss)); })
-      .def_property_readonly("loss_key", [](const Model& mo) { return loss_key(mo.loss); },
+  py::class_<PyModel>(m, "Model")
+      .def_property_readonly("loss", [](const PyModel& pm) { return std::string(loss_name(pm.model().loss)); })
+      .def_property_readonly("loss_key", [](const PyModel& pm) { return loss_key(pm.model().loss); },
                              "The loss as train() names it: 'adaboost', 'veb' or 'rebel'.")
-      .def_property_readonly("n_features", [](const Model& mo) { return mo.n_features; })
-      .def_property_readonly("n_outputs", [](const Model& mo) { return mo.n_outputs; })
-      .def_property_readonly("n_trees", [](const Model& mo) { return mo.trees.size(); })
-      .def_property_readonly("bias", [](const Model& mo) {
-        return py::array_t<double>(static_cast<py::ssize_t>(mo.bias.size()), mo.bias.data());
+      .def_property_readonly("n_features", [](const PyModel& pm) { return pm.model().n_features; })
+      .def_property_readonly("n_outputs", [](const PyModel& pm) { return pm.model().n_outputs; })
+      .def_property_readonly("n_trees", [](const PyModel& pm) { return pm.model().trees.size(); })
+      .def_property_readonly("bias", [](const PyModel& pm) {
+        return py::array_t<double>(static_cast<py::ssize_t>(pm.model().bias.size()), pm.model().bias.data());
       })
-      .def_property("metadata", [](const Model& mo) { return py::bytes(mo.metadata); },
-                    [](Model& mo, const py::bytes& b) { mo.metadata = std::string(b); })
+      .def_property("metadata", [](const PyModel& pm) { return py::bytes(pm.model().metadata); },
+                    [](PyModel& pm, const py::bytes& b) { pm.set_metadata(std::string(b)); })
       .def("trees", &trees_as_dicts)
-      .def("truncated", [](const Model& mo, std::size_t n_trees) {
-        Model out = mo;
+      .def("truncated", [](const PyModel& pm, std::size_t n_trees) {
+        Model out = pm.model();
         if (n_trees < out.trees.size()) out.trees.resize(n_trees);
-        return out;
+        return PyModel(std::move(out));
       }, py::arg("n_trees"), "A copy keeping the first n_trees trees.")
-      .def("feature_importances", [](const Model& mo) {
-        const std::vector<double> v = mo.feature_importances();
+      .def("feature_importances", [](const PyModel& pm) {
+        const std::vector<double> v = pm.model().feature_importances();
         return py::array_t<double>(static_cast<py::ssize_t>(v.size()), v.data());
       })
       .def("decision_function", &decision, py::arg("X"), py::arg("n_threads") = 0, py::arg("n_trees") = -1,
+           py::arg("check_inf") = false,
            "Scores H(x) (n,) for binary models, (n, K) otherwise; X float32/float64, any strides.")
+      .def("predict", &predict, py::arg("X"), py::arg("n_threads") = 0, py::arg("n_trees") = -1,
+           py::arg("return_n_learners") = false, py::arg("check_inf") = false,
+           "Class indices (n,) int32; with return_n_learners also the learners evaluated per row (uint32).")
       .def("tree_outputs", &outputs, py::arg("X"), py::arg("n_threads") = 0, py::arg("first_tree") = 0,
            py::arg("n_trees") = -1,
            "f_t(x) in {+1,-1} for trees first_tree, ... (n_trees of them; -1: to the end) as an (n, n_used) int8 array.")
-      .def("to_bytes", [](const Model& mo) { return py::bytes(serialize(mo)); })
+      .def("to_bytes", [](const PyModel& pm) { return py::bytes(serialize(pm.model())); })
       .def_static("from_bytes", &from_bytes)
-      .def("save", [](const Model& mo, const std::string& path) {
+      .def("save", [](const PyModel& pm, const std::string& path) {
         py::gil_scoped_release release;
-        save_model(mo, path);
+        save_model(pm.model(), path);
       })
       .def_static("load", [](const std::string& path) {
         py::gil_scoped_release release;
-        return load_model(path);
+        return PyModel(load_model(path));
       });
 }
 

@@ -11,6 +11,7 @@
 
 #include "convert.hpp"
 #include "interruptible.hpp"
+#include "py_model.hpp"
 #include "rebelboost/train.hpp"
 
 namespace rebelboost::bindings {
@@ -136,7 +137,7 @@ py::tuple train_py(const py::array& X, const Labels& y, const py::object& sample
     throw InvalidArgument("X has " + std::to_string(n_rows) + " samples but y has " + std::to_string(y.shape(0)));
   Array weights;
   const double* w = weights_of(sample_weight, n_rows, weights, "sample_weight");
-  const Model* init = init_model.is_none() ? nullptr : &init_model.cast<const Model&>();
+  const Model* init = init_model.is_none() ? nullptr : &init_model.cast<const PyModel&>().model();
   const EvalArrays evals = eval_arrays(eval_sets, X);
   const std::size_t K = p.loss == LossKind::kRebel ? n_classes : 1;
   std::function<bool(const IterationInfo&)> on_iteration;
@@ -163,7 +164,7 @@ py::tuple train_py(const py::array& X, const Labels& y, const py::object& sample
   });
   py::list history;
   for (const IterationInfo& info : run.result.history) history.append(info_to_dict(info));
-  return py::make_tuple(std::move(run.result.model), history, run.result.stop_reason, run.result.stop_message,
+  return py::make_tuple(PyModel(std::move(run.result.model)), history, run.result.stop_reason, run.result.stop_message,
                         run.error);
 }
 

@@ -194,19 +194,37 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
     def _threads(self):
         return resolve_n_jobs(self.n_jobs)
 
+    def _prepared(self, X, n_iter):
+        """(model, X, n_threads, n_trees) for a prediction; X validated (inf is refused by the core call),
+        n_trees -1 for all."""
+        model = self.__dict__.get("_model")
+        if model is None:
+            check_is_fitted(self)
+        n_trees = -1 if n_iter is None else check_n_iter(self, n_iter)
+        X = check_predict_data(self, X, check_inf=False)
+        # One chunk of rows (256) runs on the calling thread anyway: skip resolving n_jobs (a system call).
+        threads = 1 if X.shape[0] <= 256 else self._threads()
+        return model, X, threads, n_trees
+
     def decision_function(self, X, n_iter=None):
         """Scores H(x) = a_0 + sum_t f_t(x) a_t: shape (n_samples,) for binary models.
 
         n_iter : int, optional. Use only the first ``n_iter`` trees (0 to ``n_estimators_``; None: all).
         """
-        check_is_fitted(self)
-        n_trees = check_n_iter(self, n_iter)
-        X = check_predict_data(self, X)
-        return self._present_scores(self._model.decision_function(X, self._threads(), n_trees))
+        model, X, threads, n_trees = self._prepared(X, n_iter)
+        # Positional arguments: pybind11 parses keywords slowly (~2 us), which shows on one-row calls.
+        return self._present_scores(model.decision_function(X, threads, n_trees, True))
 
-    def predict(self, X, n_iter=None):
-        """Predicted class labels (from ``classes_``); ``n_iter`` as in decision_function."""
-        return self._scores_to_labels(self.decision_function(X, n_iter=n_iter))
+    def predict(self, X, n_iter=None, *, return_n_learners=False):
+        """Predicted class labels (from ``classes_``); ``n_iter`` as in decision_function.
+
+        With ``return_n_learners=True`` also returns, per row, how many learners were evaluated.
+        """
+        model, X, threads, n_trees = self._prepared(X, n_iter)
+        result = model.predict(X, threads, n_trees, return_n_learners, True)
+        if return_n_learners:
+            return self.classes_.take(result[0]), result[1]
+        return self.classes_.take(result)
 
     def staged_decision_function(self, X):
         """Yield the scores after each of the n_estimators_ stages (1, 2, ..., T trees)."""

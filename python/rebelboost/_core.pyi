@@ -18,12 +18,16 @@ class Model:
     @staticmethod
     def load(arg0: str) -> Model:
         ...
-    def decision_function(self, X: numpy.ndarray, n_threads: typing.SupportsInt | typing.SupportsIndex = 0, n_trees: typing.SupportsInt | typing.SupportsIndex = -1) -> numpy.typing.NDArray[numpy.float64]:
+    def decision_function(self, X: numpy.ndarray, n_threads: typing.SupportsInt | typing.SupportsIndex = 0, n_trees: typing.SupportsInt | typing.SupportsIndex = -1, check_inf: bool = False) -> numpy.typing.NDArray[numpy.float64]:
         """
         Scores H(x) (n,) for binary models, (n, K) otherwise; X float32/float64, any strides.
         """
     def feature_importances(self) -> numpy.typing.NDArray[numpy.float64]:
         ...
+    def predict(self, X: numpy.ndarray, n_threads: typing.SupportsInt | typing.SupportsIndex = 0, n_trees: typing.SupportsInt | typing.SupportsIndex = -1, return_n_learners: bool = False, check_inf: bool = False) -> typing.Any:
+        """
+        Class indices (n,) int32; with return_n_learners also the learners evaluated per row (uint32).
+        """
     def save(self, arg0: str) -> None:
         ...
     def to_bytes(self) -> bytes:

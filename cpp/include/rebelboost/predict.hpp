@@ -1,23 +1,80 @@
-// Batch prediction on raw feature values (no binning needed): scores, per-tree outputs, classes.
+// Prediction on raw feature values (no binning needed): scores, classes, per-learner outputs, one row at a time.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <memory>
 
 #include "rebelboost/matrix_view.hpp"
 #include "rebelboost/model.hpp"
 
 namespace rebelboost {
 
-// Writes H(x) = a_0 + sum_{t < n_trees} f_t(x) a_t for every row into out[row * K + k].
+inline constexpr std::size_t kAllLearners = std::numeric_limits<std::size_t>::max();
+
+// How predict() evaluates the model.
+struct PredictOptions {
+  std::size_t n_trees = kAllLearners;  // use the first n_trees learners (all by default)
+  int n_threads = 0;                   // <= 0: all cores; results never depend on it
+};
+
+// A model compiled for prediction: its trees flattened into arrays once, so every call (a batch or one row)
+// starts evaluating at once. Holds its own copy of the model. Thread safe: any number of threads may
+// call its const methods at the same time.
+//
+// Every method gives the same bits as the definition H(x) = a_0 + sum_{t < n_trees} f_t(x) a_t summed in
+// learner order, whatever the path (batch, one row), the instruction set or the thread count.
+class Predictor {
+ public:
+  explicit Predictor(Model model);
+  ~Predictor();
+  Predictor(Predictor&&) noexcept;
+  Predictor& operator=(Predictor&&) noexcept;
+
+  const Model& model() const;
+
+  // Scores of every row: out[row * K + k] (K = model().n_outputs). Throws InvalidArgument if X does not
+  // have model().n_features columns.
+  template <typename T>
+  void decision_function(MatrixView<T> X, double* out, std::size_t n_trees = kAllLearners, int n_threads = 0) const;
+
+  // Class index of every row: H > 0 for binary models (K = 1), else argmax_k H_k (the first on ties).
+  // n_learners (may be null) receives, per row, how many learners were evaluated.
+  template <typename T>
+  void predict(MatrixView<T> X, std::int32_t* classes, const PredictOptions& options = {},
+               std::uint32_t* n_learners = nullptr) const;
+
+  // f_t(x) in {+1, -1} for the trees t in [first_tree, first_tree + n_trees) (clipped to the model) into
+  // out[row * n + t - first_tree], n the number of trees in that range (for staged prediction).
+  template <typename T>
+  void tree_outputs(MatrixView<T> X, std::int8_t* out, int n_threads = 0, std::size_t first_tree = 0,
+                    std::size_t n_trees = kAllLearners) const;
+
+  // One row, its feature j at x[j * stride], on the calling thread and without allocating: scores[0..K)
+  // receives H(x). The caller checks that the row has model().n_features values.
+  template <typename T>
+  void decision_row(const T* x, std::ptrdiff_t stride, double* scores, std::size_t n_trees = kAllLearners) const;
+
+  // One row's class, without allocating; scores[0..K) is scratch space (it holds H(x) afterwards).
+  template <typename T>
+  std::int32_t predict_row(const T* x, std::ptrdiff_t stride, double* scores, const PredictOptions& options = {},
+                           std::uint32_t* n_learners = nullptr) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Writes H(x) = a_0 + sum_{t < n_trees} f_t(x) a_t for every row into out[row * K + k], like
+// Predictor::decision_function (compiles the model for this call; keep a Predictor to predict repeatedly).
 // Rows are processed in parallel with n_threads (<= 0: all cores; at most 4 per core); the result does not
 // depend on it. Extra memory: at most a few times the model's own nodes (deep or lopsided trees are walked
 // node by node rather than flattened).
 // Throws InvalidArgument if X has the wrong number of columns.
 template <typename T>
 void decision_function(const Model& model, MatrixView<T> X, double* out, int n_threads,
-                       std::size_t n_trees = std::numeric_limits<std::size_t>::max());
+                       std::size_t n_trees = kAllLearners);
 
 // Writes f_t(x) in {+1, -1} for the trees t in [first_tree, first_tree + n_trees) (clipped to the model)
 // into out[row * n + t - first_tree], n the number of trees in that range (for staged prediction and

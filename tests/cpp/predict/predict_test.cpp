@@ -10,12 +10,14 @@
 
 #include "rebelboost/error.hpp"
 #include "rebelboost/train.hpp"
+#include "predict/random_models.hpp"
 #include "test_util.hpp"
 
 namespace rebelboost {
 namespace {
 
 using testing::Dense;
+using testing::uneven_model;
 
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
 
@@ -173,44 +175,6 @@ TEST(DecisionFunction, HandModelAndClasses) {
   std::vector<std::int32_t> tc(2);
   scores_to_classes(m, tied.data(), 2, tc.data());
   EXPECT_EQ(tc, (std::vector<std::int32_t>{0, 1}));
-}
-
-// Random trees of uneven shape (leaves at every level, up to depth 9), NaN sides both ways, thresholds
-// that rows hit exactly, and +-inf / NaN values: batch prediction (the branch-free complete-tree form for
-// many rows, the node walk for a row at a time) must equal Tree::output on every row.
-Model uneven_model(std::uint64_t seed, std::size_t n_features) {
-  std::mt19937_64 rng(seed);
-  Model m;
-  m.loss = LossKind::kAdaBoost;
-  m.n_features = static_cast<std::uint32_t>(n_features);
-  m.n_outputs = 1;
-  m.bias = {0.25};
-  for (int t = 0; t < 40; ++t) {
-    Tree tree;
-    tree.step.push_back(std::ldexp(1.0, -(t % 7)));
-    const int max_depth = t % 10;
-    // Breadth-first: children always get larger indices.
-    std::vector<int> level_of{0};
-    tree.nodes.emplace_back();
-    for (std::size_t i = 0; i < tree.nodes.size(); ++i) {
-      const bool split = level_of[i] < max_depth && (i == 0 || rng() % 3 != 0);
-      if (!split) {
-        tree.nodes[i].value = rng() % 2 ? 1 : -1;
-        continue;
-      }
-      tree.nodes[i].feature = static_cast<std::int32_t>(rng() % n_features);
-      tree.nodes[i].threshold = static_cast<double>(static_cast<int>(rng() % 9) - 4) * 0.5;
-      tree.nodes[i].nan_left = static_cast<std::uint8_t>(rng() % 2);
-      tree.nodes[i].left = static_cast<std::uint32_t>(tree.nodes.size());
-      tree.nodes[i].right = static_cast<std::uint32_t>(tree.nodes.size() + 1);
-      tree.nodes.emplace_back();
-      tree.nodes.emplace_back();
-      level_of.push_back(level_of[i] + 1);
-      level_of.push_back(level_of[i] + 1);
-    }
-    m.trees.push_back(tree);
-  }
-  return m;
 }
 
 TEST(DecisionFunction, UnevenTreesAndSpecialValuesMatchTheNodeWalk) {

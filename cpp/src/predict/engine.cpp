@@ -1,0 +1,230 @@
+// Batch and one-row evaluation of the compiled forest; groups of 16 rows run through the SIMD kernels.
+//
+// A batch is cut into chunks of kChunkRows rows (one parallel work item each) and every chunk into groups
+// of 16 rows. A group's values of the used features are copied column-wise into Xt (the layout the
+// kernels read, see kernels.hpp) once; the kernel then runs over the trees in order.
+#include "predict/engine.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "rebelboost/error.hpp"
+#include "util/parallel.hpp"
+
+namespace rebelboost::predict {
+
+namespace {
+
+constexpr std::size_t kChunkRows = 256;
+
+// Copies rows r0 .. r0 + n_lanes of the used features into Xt[slot * 16 + lane]; true if one is NaN.
+// Lanes >= n_lanes keep whatever they held (their results are never read).
+template <typename T>
+bool gather_group(const MatrixView<T>& X, std::size_t r0, std::size_t n_lanes, const ForestArrays& f, T* Xt) {
+  bool nan = false;
+  const auto rs = X.row_stride, cs = X.col_stride;
+  if (cs == 1) {
+    for (std::size_t j = 0; j < n_lanes; ++j) {
+      const T* row = X.data + static_cast<std::ptrdiff_t>(r0 + j) * rs;
+      for (std::size_t u = 0; u < f.n_slots; ++u) {
+        const T v = row[f.features[u]];
+        nan |= v != v;
+        Xt[u * kLanes + j] = v;
+      }
+    }
+    return nan;
+  }
+  for (std::size_t u = 0; u < f.n_slots; ++u) {
+    const T* col = X.data + static_cast<std::ptrdiff_t>(f.features[u]) * cs + static_cast<std::ptrdiff_t>(r0) * rs;
+    for (std::size_t j = 0; j < n_lanes; ++j) {
+      const T v = col[static_cast<std::ptrdiff_t>(j) * rs];
+      nan |= v != v;
+      Xt[u * kLanes + j] = v;
+    }
+  }
+  return nan;
+}
+
+// f_t(x) < 0 for one row, walking tree t: complete trees level by level without a data-dependent branch.
+template <typename T>
+bool row_negative(const ForestArrays& f, const T* x, std::ptrdiff_t stride, std::size_t t) {
+  const std::size_t s0 = f.first_split[t];
+  const T* thr = thresholds_for(f, x) + s0;
+  const std::uint8_t* nan_left = f.nan_left + s0;
+  const std::int32_t* feature = f.feature + s0;
+  if (f.walk[t]) {
+    std::size_t i = 0;
+    while (f.node_value[s0 + i] == 0) {
+      const T v = x[static_cast<std::ptrdiff_t>(feature[i]) * stride];
+      i = (v <= thr[i] || (v != v && nan_left[i])) ? f.left[s0 + i] : f.right[s0 + i];
+    }
+    return f.node_value[s0 + i] < 0;
+  }
+  const int d = f.depth[t];
+  std::size_t i = 0;
+  for (int level = 0; level < d; ++level) {
+    const T v = x[static_cast<std::ptrdiff_t>(feature[i]) * stride];
+    const unsigned left = static_cast<unsigned>(v <= thr[i]) | (static_cast<unsigned>(v != v) & nan_left[i]);
+    i = 2 * i + 2 - left;
+  }
+  const std::size_t leaf = i - ((std::size_t{1} << d) - 1);
+  return (f.leaf_neg[f.leaf_word[t] + leaf / 64] >> (leaf % 64)) & 1u;
+}
+
+// neg ? -a : a by flipping the sign bit: no branch on a leaf value that is right or wrong half the time.
+inline double signed_step(double a, bool neg) {
+  std::uint64_t bits;
+  std::memcpy(&bits, &a, sizeof bits);
+  bits ^= static_cast<std::uint64_t>(neg) << 63;
+  std::memcpy(&a, &bits, sizeof bits);
+  return a;
+}
+
+}  // namespace
+
+std::int32_t class_of(const double* s, std::size_t K, std::size_t stride) {
+  if (K == 1) return s[0] > 0.0 ? 1 : 0;
+  std::size_t best = 0;
+  for (std::size_t k = 1; k < K; ++k)
+    if (s[k * stride] > s[best * stride]) best = k;
+  return static_cast<std::int32_t>(best);
+}
+
+Engine::Engine(const Model& model) : Engine(model, best_kernels()) {}
+Engine::Engine(const Model& model, const Kernels& kernels) : model_(model), forest_(model), kernels_(kernels) {}
+
+std::size_t Engine::used(std::size_t n_trees) const { return std::min(n_trees, model_.trees.size()); }
+
+template <typename T>
+void Engine::check_columns(const MatrixView<T>& X) const {
+  if (X.n_cols != model_.n_features)
+    throw InvalidArgument("X has " + std::to_string(X.n_cols) + " features, but the model expects " +
+                          std::to_string(model_.n_features));
+}
+
+// Calls fn(group) for every group of up to 16 consecutive rows, chunks of rows in parallel.
+template <typename T, typename Fn>
+void Engine::for_each_group(const MatrixView<T>& X, int n_threads, Fn&& fn) const {
+  const ForestArrays& f = forest_.arrays();
+  const auto n_chunks = static_cast<std::ptrdiff_t>((X.n_rows + kChunkRows - 1) / kChunkRows);
+  util::parallel_for(n_chunks, n_threads, [&](std::ptrdiff_t c) {
+    std::vector<T> Xt(std::max<std::size_t>(f.n_slots, 1) * kLanes, T(0));
+    std::vector<double> scores(model_.n_outputs * kLanes);
+    const std::size_t begin = static_cast<std::size_t>(c) * kChunkRows;
+    const std::size_t end = std::min(X.n_rows, begin + kChunkRows);
+    for (std::size_t r0 = begin; r0 < end; r0 += kLanes) {
+      Group<T> g{Xt.data(), false, r0, std::min(kLanes, end - r0), scores.data()};
+      g.has_nan = gather_group(X, r0, g.n_lanes, f, Xt.data());
+      fn(g);
+    }
+  });
+}
+
+// Sets a group's scores to the bias, then adds the learners [t_begin, t_end).
+template <typename T>
+void Engine::accumulate(const Group<T>& g, std::size_t t_begin, std::size_t t_end) const {
+  for (std::size_t k = 0; k < model_.n_outputs; ++k)
+    for (std::size_t j = 0; j < kLanes; ++j) g.scores[k * kLanes + j] = model_.bias[k];
+  if constexpr (std::is_same_v<T, float>)
+    kernels_.accumulate_f32(forest_.arrays(), g.Xt, g.has_nan, t_begin, t_end, g.scores);
+  else
+    kernels_.accumulate_f64(forest_.arrays(), g.Xt, g.has_nan, t_begin, t_end, g.scores);
+}
+
+template <typename T>
+void Engine::decision_function(MatrixView<T> X, double* out, std::size_t n_trees, int n_threads) const {
+  check_columns(X);
+  const std::size_t K = model_.n_outputs, n = used(n_trees);
+  if (X.n_rows < kMinGroupRows) {
+    for (std::size_t r = 0; r < X.n_rows; ++r)
+      decision_row(X.data + static_cast<std::ptrdiff_t>(r) * X.row_stride, X.col_stride, out + r * K, n);
+    return;
+  }
+  for_each_group(X, n_threads, [&](const Group<T>& g) {
+    accumulate(g, 0, n);
+    for (std::size_t j = 0; j < g.n_lanes; ++j)
+      for (std::size_t k = 0; k < K; ++k) out[(g.r0 + j) * K + k] = g.scores[k * kLanes + j];
+  });
+}
+
+template <typename T>
+void Engine::predict(MatrixView<T> X, std::int32_t* classes, const PredictOptions& options,
+                     std::uint32_t* n_learners) const {
+  check_columns(X);
+  const std::size_t K = model_.n_outputs, n = used(options.n_trees);
+  if (X.n_rows < kMinGroupRows) {
+    std::vector<double> scores(K);
+    for (std::size_t r = 0; r < X.n_rows; ++r)
+      classes[r] = predict_row(X.data + static_cast<std::ptrdiff_t>(r) * X.row_stride, X.col_stride, scores.data(),
+                               options, n_learners ? n_learners + r : nullptr);
+    return;
+  }
+  for_each_group(X, options.n_threads, [&](const Group<T>& g) {
+    accumulate(g, 0, n);
+    for (std::size_t j = 0; j < g.n_lanes; ++j) {
+      classes[g.r0 + j] = class_of(g.scores + j, K, kLanes);
+      if (n_learners) n_learners[g.r0 + j] = static_cast<std::uint32_t>(n);
+    }
+  });
+}
+
+template <typename T>
+void Engine::tree_outputs(MatrixView<T> X, std::int8_t* out, int n_threads, std::size_t first_tree,
+                          std::size_t n_trees) const {
+  check_columns(X);
+  const std::size_t first = std::min(first_tree, model_.trees.size());
+  const std::size_t end = first + std::min(n_trees, model_.trees.size() - first), n = end - first;
+  const ForestArrays& f = forest_.arrays();
+  const auto outputs = [&](const Group<T>& g) {
+    std::int8_t* o = out + g.r0 * n;
+    const auto stride = static_cast<std::ptrdiff_t>(n);
+    if constexpr (std::is_same_v<T, float>)
+      kernels_.outputs_f32(f, g.Xt, g.has_nan, first, end, o, stride, g.n_lanes);
+    else
+      kernels_.outputs_f64(f, g.Xt, g.has_nan, first, end, o, stride, g.n_lanes);
+  };
+  for_each_group(X, n_threads, outputs);
+}
+
+template <typename T>
+void Engine::decision_row(const T* x, std::ptrdiff_t stride, double* scores, std::size_t n_trees) const {
+  const ForestArrays& f = forest_.arrays();
+  const std::size_t K = model_.n_outputs, n = used(n_trees);
+  if (K == 1) {
+    double s = model_.bias[0];
+    for (std::size_t t = 0; t < n; ++t) s += signed_step(f.steps[t], row_negative(f, x, stride, t));
+    scores[0] = s;
+    return;
+  }
+  for (std::size_t k = 0; k < K; ++k) scores[k] = model_.bias[k];
+  for (std::size_t t = 0; t < n; ++t) {
+    const bool neg = row_negative(f, x, stride, t);
+    const double* step = f.steps + t * K;
+    for (std::size_t k = 0; k < K; ++k) scores[k] += signed_step(step[k], neg);
+  }
+}
+
+template <typename T>
+std::int32_t Engine::predict_row(const T* x, std::ptrdiff_t stride, double* scores, const PredictOptions& options,
+                                 std::uint32_t* n_learners) const {
+  const std::size_t n = used(options.n_trees);
+  decision_row(x, stride, scores, n);
+  if (n_learners) *n_learners = static_cast<std::uint32_t>(n);
+  return class_of(scores, model_.n_outputs);
+}
+
+#define REBELBOOST_ENGINE(T)                                                                                      \
+  template void Engine::decision_function<T>(MatrixView<T>, double*, std::size_t, int) const;                     \
+  template void Engine::predict<T>(MatrixView<T>, std::int32_t*, const PredictOptions&, std::uint32_t*) const;    \
+  template void Engine::tree_outputs<T>(MatrixView<T>, std::int8_t*, int, std::size_t, std::size_t) const;          \
+  template void Engine::decision_row<T>(const T*, std::ptrdiff_t, double*, std::size_t) const;                    \
+  template std::int32_t Engine::predict_row<T>(const T*, std::ptrdiff_t, double*, const PredictOptions&,          \
+                                               std::uint32_t*) const;
+REBELBOOST_ENGINE(float)
+REBELBOOST_ENGINE(double)
+#undef REBELBOOST_ENGINE
+
+}  // namespace rebelboost::predict

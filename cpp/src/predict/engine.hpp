@@ -1,0 +1,63 @@
+// The prediction engine: a model's compiled forest and the paths that evaluate it (row groups, one row).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "predict/flat_forest.hpp"
+#include "predict/kernels.hpp"
+#include "rebelboost/matrix_view.hpp"
+#include "rebelboost/model.hpp"
+#include "rebelboost/predict.hpp"
+
+namespace rebelboost::predict {
+
+// Class of one row from its K scores s[k * stride]: s > 0 for K = 1, else the first largest.
+std::int32_t class_of(const double* s, std::size_t K, std::size_t stride = 1);
+
+// Compiles `model`, which must outlive the engine and stay unchanged. Predictor and the free functions of
+// rebelboost/predict.hpp are thin wrappers around it.
+class Engine {
+ public:
+  explicit Engine(const Model& model);
+  Engine(const Model& model, const Kernels& kernels);  // a given instruction set (tests)
+
+  // Fewer rows than this are evaluated one by one (the 16-lane groups would mostly carry padding).
+  static constexpr std::size_t kMinGroupRows = 4;
+
+  template <typename T>
+  void decision_function(MatrixView<T> X, double* out, std::size_t n_trees, int n_threads) const;
+  template <typename T>
+  void predict(MatrixView<T> X, std::int32_t* classes, const PredictOptions& options, std::uint32_t* n_learners) const;
+  template <typename T>
+  void tree_outputs(MatrixView<T> X, std::int8_t* out, int n_threads, std::size_t first_tree, std::size_t n_trees) const;
+  template <typename T>
+  void decision_row(const T* x, std::ptrdiff_t stride, double* scores, std::size_t n_trees) const;
+  template <typename T>
+  std::int32_t predict_row(const T* x, std::ptrdiff_t stride, double* scores, const PredictOptions& options,
+                           std::uint32_t* n_learners) const;
+
+ private:
+  std::size_t used(std::size_t n_trees) const;
+  template <typename T>
+  void check_columns(const MatrixView<T>& X) const;
+  // 16 consecutive rows r0 .. r0 + n_lanes (fewer at the end) in the kernels' layout, with their scores
+  // scores[k * 16 + lane] (scratch owned by the chunk).
+  template <typename T>
+  struct Group {
+    const T* Xt;
+    bool has_nan;
+    std::size_t r0, n_lanes;
+    double* scores;
+  };
+  template <typename T, typename Fn>
+  void for_each_group(const MatrixView<T>& X, int n_threads, Fn&& fn) const;
+  template <typename T>
+  void accumulate(const Group<T>& g, std::size_t t_begin, std::size_t t_end) const;
+
+  const Model& model_;
+  FlatForest forest_;
+  const Kernels& kernels_;
+};
+
+}  // namespace rebelboost::predict

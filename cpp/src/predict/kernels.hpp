@@ -1,0 +1,44 @@
+// The 16-lane tree kernels, one set per instruction set (generic C++, AVX2, AVX-512), chosen at run time.
+//
+// A kernel evaluates trees for a group of 16 rows held column-wise: Xt[slot * 16 + j] is row j's value
+// of feature features[slot] (only the features some split reads), so every split compares 16 contiguous
+// values with one threshold. Trees up to FlatForest::kMaxMaskDepth are evaluated by comparing all their
+// splits and combining the 16-bit "goes right" masks bottom-up into the mask of lanes whose leaf is -1;
+// deeper trees are walked per lane. Every kernel gives the same bits: scores are accumulated per lane in
+// learner order exactly as H = a_0 + sum_t f_t(x) a_t is defined.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "predict/forest_arrays.hpp"
+
+namespace rebelboost::predict {
+
+inline constexpr std::size_t kLanes = 16;
+
+struct Kernels {
+  const char* name;
+  // acc[k * 16 + j] += f_t(x_j) a_tk for t in [t_begin, t_end), in that order. has_nan: some value in Xt
+  // is NaN (else the kernel may skip the NaN test).
+  void (*accumulate_f32)(const ForestArrays& forest, const float* Xt, bool has_nan, std::size_t t_begin,
+                         std::size_t t_end, double* acc);
+  void (*accumulate_f64)(const ForestArrays& forest, const double* Xt, bool has_nan, std::size_t t_begin,
+                         std::size_t t_end, double* acc);
+  // out[j * stride + t - t_begin] = f_t(x_j) in {+1, -1} for t in [t_begin, t_end) and j < n_lanes.
+  void (*outputs_f32)(const ForestArrays& forest, const float* Xt, bool has_nan, std::size_t t_begin,
+                      std::size_t t_end, std::int8_t* out, std::ptrdiff_t stride, std::size_t n_lanes);
+  void (*outputs_f64)(const ForestArrays& forest, const double* Xt, bool has_nan, std::size_t t_begin,
+                      std::size_t t_end, std::int8_t* out, std::ptrdiff_t stride, std::size_t n_lanes);
+};
+
+const Kernels& generic_kernels();
+// nullptr where the library was built without them or the CPU lacks the instructions.
+const Kernels* avx2_kernels();
+const Kernels* avx512_kernels();
+
+// The fastest kernels this CPU runs (REBELBOOST_KERNELS=generic|avx2|avx512 in the environment picks one,
+// for tests and measurements; an unavailable choice falls back to the best available).
+const Kernels& best_kernels();
+
+}  // namespace rebelboost::predict

@@ -1,0 +1,99 @@
+// The public prediction API (rebelboost/predict.hpp): Predictor owns a model and its engine; the free
+// functions compile the model for one call.
+#include <algorithm>
+#include <string>
+
+#include "predict/engine.hpp"
+#include "rebelboost/error.hpp"
+#include "rebelboost/predict.hpp"
+
+namespace rebelboost {
+
+struct Predictor::Impl {
+  explicit Impl(Model m) : model(std::move(m)), engine(model) {}
+  Model model;
+  predict::Engine engine;  // refers to `model`: Impl never moves (it lives behind a unique_ptr)
+};
+
+Predictor::Predictor(Model model) : impl_(std::make_unique<Impl>(std::move(model))) {}
+Predictor::~Predictor() = default;
+Predictor::Predictor(Predictor&&) noexcept = default;
+Predictor& Predictor::operator=(Predictor&&) noexcept = default;
+
+const Model& Predictor::model() const { return impl_->model; }
+
+template <typename T>
+void Predictor::decision_function(MatrixView<T> X, double* out, std::size_t n_trees, int n_threads) const {
+  impl_->engine.decision_function(X, out, n_trees, n_threads);
+}
+
+template <typename T>
+void Predictor::predict(MatrixView<T> X, std::int32_t* classes, const PredictOptions& options,
+                        std::uint32_t* n_learners) const {
+  impl_->engine.predict(X, classes, options, n_learners);
+}
+
+template <typename T>
+void Predictor::tree_outputs(MatrixView<T> X, std::int8_t* out, int n_threads, std::size_t first_tree,
+                             std::size_t n_trees) const {
+  impl_->engine.tree_outputs(X, out, n_threads, first_tree, n_trees);
+}
+
+template <typename T>
+void Predictor::decision_row(const T* x, std::ptrdiff_t stride, double* scores, std::size_t n_trees) const {
+  impl_->engine.decision_row(x, stride, scores, n_trees);
+}
+
+template <typename T>
+std::int32_t Predictor::predict_row(const T* x, std::ptrdiff_t stride, double* scores, const PredictOptions& options,
+                                    std::uint32_t* n_learners) const {
+  return impl_->engine.predict_row(x, stride, scores, options, n_learners);
+}
+
+template <typename T>
+void decision_function(const Model& model, MatrixView<T> X, double* out, int n_threads, std::size_t n_trees) {
+  if (X.n_rows >= predict::Engine::kMinGroupRows) {
+    predict::Engine(model).decision_function(X, out, n_trees, n_threads);
+    return;
+  }
+  // A few rows: walking the model's own nodes is cheaper than compiling it.
+  if (X.n_cols != model.n_features)
+    throw InvalidArgument("X has " + std::to_string(X.n_cols) + " features, but the model expects " +
+                          std::to_string(model.n_features));
+  const std::size_t K = model.n_outputs, n = std::min(n_trees, model.trees.size());
+  for (std::size_t r = 0; r < X.n_rows; ++r) {
+    const T* x = X.data + static_cast<std::ptrdiff_t>(r) * X.row_stride;
+    double* s = out + r * K;
+    for (std::size_t k = 0; k < K; ++k) s[k] = model.bias[k];
+    for (std::size_t t = 0; t < n; ++t) {
+      const bool neg = model.trees[t].output(x, X.col_stride) < 0;
+      for (std::size_t k = 0; k < K; ++k) s[k] += neg ? -model.trees[t].step[k] : model.trees[t].step[k];
+    }
+  }
+}
+
+template <typename T>
+void tree_outputs(const Model& model, MatrixView<T> X, std::int8_t* out, int n_threads, std::size_t first_tree,
+                  std::size_t n_trees) {
+  predict::Engine(model).tree_outputs(X, out, n_threads, first_tree, n_trees);
+}
+
+void scores_to_classes(const Model& model, const double* scores, std::size_t n_rows, std::int32_t* out) {
+  const std::size_t K = model.n_outputs;
+  for (std::size_t r = 0; r < n_rows; ++r) out[r] = predict::class_of(scores + r * K, K);
+}
+
+#define REBELBOOST_PREDICT(T)                                                                                      \
+  template void Predictor::decision_function<T>(MatrixView<T>, double*, std::size_t, int) const;                  \
+  template void Predictor::predict<T>(MatrixView<T>, std::int32_t*, const PredictOptions&, std::uint32_t*) const; \
+  template void Predictor::tree_outputs<T>(MatrixView<T>, std::int8_t*, int, std::size_t, std::size_t) const;      \
+  template void Predictor::decision_row<T>(const T*, std::ptrdiff_t, double*, std::size_t) const;                 \
+  template std::int32_t Predictor::predict_row<T>(const T*, std::ptrdiff_t, double*, const PredictOptions&,       \
+                                                  std::uint32_t*) const;                                          \
+  template void decision_function<T>(const Model&, MatrixView<T>, double*, int, std::size_t);                     \
+  template void tree_outputs<T>(const Model&, MatrixView<T>, std::int8_t*, int, std::size_t, std::size_t);
+REBELBOOST_PREDICT(float)
+REBELBOOST_PREDICT(double)
+#undef REBELBOOST_PREDICT
+
+}  // namespace rebelboost
