@@ -95,7 +95,7 @@ def count_nodes(parts, rng):
 
 
 def many_one_leaf_trees(parts, rng):
-    leaf = Tree(np.zeros(parts.n_outputs), np.zeros(1, NODE))
+    leaf = Tree(np.zeros(len(parts.bias)), np.zeros(1, NODE))
     leaf.nodes[0] = (-1, 0, 1, 0, 0, 0, 0.0, 0.0)
     parts.trees = [leaf] * int(rng.choice([1000, 100_000, 1_000_001]))
 
@@ -131,12 +131,12 @@ def node_bytes(parts, rng):
 
 def deep_chain(parts, rng):
     depth = int(rng.choice([9, 12, 100, 255]))
-    parts.trees.append(_steps(chain(depth, max(1, min(parts.n_features, 4)), 0.01), parts.n_outputs))
+    parts.trees.append(_steps(chain(depth, max(1, min(parts.n_features, 4)), 0.01), len(parts.bias)))
 
 
 def many_deep_chains(parts, rng):
     n = int(rng.choice([2000, 40_000]))
-    parts.trees = [_steps(chain(12, max(1, min(parts.n_features, 4)), 0.001 * (t % 7 - 3)), parts.n_outputs)
+    parts.trees = [_steps(chain(12, max(1, min(parts.n_features, 4)), 0.001 * (t % 7 - 3)), len(parts.bias))
                    for t in range(n)]
 
 
@@ -145,10 +145,11 @@ def full_trees(parts, rng):
     for i in range(255):
         nodes[i] = (i % max(1, min(parts.n_features, 4)), i % 2, 0, 0, 2 * i + 1, 2 * i + 2, rng.normal(), 0.01)
     nodes[255:] = [(-1, 0, 1 if i % 2 else -1, 0, 0, 0, 0.0, 0.0) for i in range(256)]
-    parts.trees += [_steps(Tree(np.array([0.01]), nodes), parts.n_outputs) for _ in range(int(rng.choice([1, 200])))]
+    parts.trees += [_steps(Tree(np.array([0.01]), nodes), len(parts.bias)) for _ in range(int(rng.choice([1, 200])))]
 
 
 def _steps(tree, k):
+    """The tree with a step vector of k entries (k: the bias's length, which a count mutation does not change)."""
     tree.step = np.full(k, float(tree.step[0]))
     return tree
 
@@ -337,25 +338,29 @@ class Worker:
 def run(args):
     results = []
     peak = 0
+    generate_s = run_s = 0.0
     with tempfile.TemporaryDirectory(prefix="rb-hostile-") as folder:
         bases = base_files(folder)
-        start = time.perf_counter()
-        files = list(hostile_files(bases, args.n, args.seed, folder))
-        generate_s = time.perf_counter() - start
-        start = time.perf_counter()
         worker = Worker(args.memory_gib << 30)
-        for path, kind, mutations in files:
+        files = hostile_files(bases, args.n, args.seed, folder)
+        while True:  # one file at a time: generated, loaded by the worker, deleted
+            t0 = time.perf_counter()
+            item = next(files, None)
+            generate_s += time.perf_counter() - t0
+            if item is None:
+                break
+            path, kind, mutations = item
             t0 = time.perf_counter()
             answer = worker.ask(path, args.timeout)
             answer.update(kind=kind, mutations=mutations, wall=time.perf_counter() - t0,
                           size=os.path.getsize(path), file=os.path.basename(path))
+            run_s += answer["wall"]
             results.append(answer)
             peak = max(peak, worker.peak_rss_mib())
             if answer["status"] in ("crash", "hang"):
                 worker = Worker(args.memory_gib << 30)
             os.unlink(path)
         worker.close()
-        run_s = time.perf_counter() - start
     return results, generate_s, run_s, peak
 
 
