@@ -215,13 +215,18 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
         # Positional arguments: pybind11 parses keywords slowly (~2 us), which shows on one-row calls.
         return self._present_scores(model.decision_function(X, threads, n_trees, True))
 
-    def predict(self, X, n_iter=None, *, return_n_learners=False):
+    def predict(self, X, n_iter=None, *, early_exit=False, return_n_learners=False):
         """Predicted class labels (from ``classes_``); ``n_iter`` as in decision_function.
 
-        With ``return_n_learners=True`` also returns, per row, how many learners were evaluated.
+        early_exit : bool, default=False
+            Exact early exit: a row stops as soon as its leading class beats every other class by more than
+            the remaining learners could still add (the sum of their |steps|, with a safety margin for
+            rounding), checked every 8 learners. The labels are always those of full evaluation.
+        return_n_learners : bool, default=False
+            Also return, per row, how many learners were evaluated (uint32).
         """
         model, X, threads, n_trees = self._prepared(X, n_iter)
-        result = model.predict(X, threads, n_trees, return_n_learners, True)
+        result = model.predict(X, threads, n_trees, return_n_learners, True, bool(early_exit), 0)
         if return_n_learners:
             return self.classes_.take(result[0]), result[1]
         return self.classes_.take(result)

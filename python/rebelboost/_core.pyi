@@ -24,9 +24,9 @@ class Model:
         """
     def feature_importances(self) -> numpy.typing.NDArray[numpy.float64]:
         ...
-    def predict(self, X: numpy.ndarray, n_threads: typing.SupportsInt | typing.SupportsIndex = 0, n_trees: typing.SupportsInt | typing.SupportsIndex = -1, return_n_learners: bool = False, check_inf: bool = False) -> typing.Any:
+    def predict(self, X: numpy.ndarray, n_threads: typing.SupportsInt | typing.SupportsIndex = 0, n_trees: typing.SupportsInt | typing.SupportsIndex = -1, return_n_learners: bool = False, check_inf: bool = False, early_exit: bool = False, check_every: typing.SupportsInt | typing.SupportsIndex = 0) -> typing.Any:
         """
-        Class indices (n,) int32; with return_n_learners also the learners evaluated per row (uint32).
+        Class indices (n,) int32; with return_n_learners also the learners evaluated per row (uint32). early_exit: exact early exit (same classes), rows checked every check_every learners (0: default).
         """
     def save(self, arg0: str) -> None:
         ...

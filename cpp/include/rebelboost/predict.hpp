@@ -17,6 +17,12 @@ inline constexpr std::size_t kAllLearners = std::numeric_limits<std::size_t>::ma
 struct PredictOptions {
   std::size_t n_trees = kAllLearners;  // use the first n_trees learners (all by default)
   int n_threads = 0;                   // <= 0: all cores; results never depend on it
+  // Exact early exit: a row stops once its leading class beats every other class by more than the
+  // remaining learners can still add (a bound from their |a_t|, with a margin for rounding), so the class
+  // is always the one full evaluation gives; the scores left in scratch space are partial.
+  bool early_exit = false;
+  // Rows are checked every check_every learners (0: a default of 8; rounded up to a multiple of 4).
+  std::size_t check_every = 0;
 };
 
 // A model compiled for prediction: its trees flattened into arrays once, so every call (a batch or one row)

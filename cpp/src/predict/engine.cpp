@@ -94,7 +94,8 @@ std::int32_t class_of(const double* s, std::size_t K, std::size_t stride) {
 }
 
 Engine::Engine(const Model& model) : Engine(model, best_kernels()) {}
-Engine::Engine(const Model& model, const Kernels& kernels) : model_(model), forest_(model), kernels_(kernels) {}
+Engine::Engine(const Model& model, const Kernels& kernels)
+    : model_(model), forest_(model), bounds_(model), kernels_(kernels) {}
 
 std::size_t Engine::used(std::size_t n_trees) const { return std::min(n_trees, model_.trees.size()); }
 
@@ -123,11 +124,16 @@ void Engine::for_each_group(const MatrixView<T>& X, int n_threads, Fn&& fn) cons
   });
 }
 
-// Sets a group's scores to the bias, then adds the learners [t_begin, t_end).
+// Sets a group's scores to the bias.
 template <typename T>
-void Engine::accumulate(const Group<T>& g, std::size_t t_begin, std::size_t t_end) const {
+void Engine::start(const Group<T>& g) const {
   for (std::size_t k = 0; k < model_.n_outputs; ++k)
     for (std::size_t j = 0; j < kLanes; ++j) g.scores[k * kLanes + j] = model_.bias[k];
+}
+
+// Adds the learners [t_begin, t_end) to a group's scores.
+template <typename T>
+void Engine::add(const Group<T>& g, std::size_t t_begin, std::size_t t_end) const {
   if constexpr (std::is_same_v<T, float>)
     kernels_.accumulate_f32(forest_.arrays(), g.Xt, g.has_nan, t_begin, t_end, g.scores);
   else
@@ -144,12 +150,59 @@ void Engine::decision_function(MatrixView<T> X, double* out, std::size_t n_trees
     return;
   }
   for_each_group(X, n_threads, [&](const Group<T>& g) {
-    accumulate(g, 0, n);
+    start(g);
+    add(g, 0, n);
     for (std::size_t j = 0; j < g.n_lanes; ++j)
       for (std::size_t k = 0; k < K; ++k) out[(g.r0 + j) * K + k] = g.scores[k * kLanes + j];
   });
 }
 
+Engine::Stops Engine::stops(const PredictOptions& options, std::size_t n) const {
+  Stops st;
+  st.active = options.early_exit && n > 0;
+  if (!st.active) return st;
+  const std::size_t g = ExitBounds::kGranularity;
+  st.every = std::max<std::size_t>(g, (options.check_every == 0 ? kDefaultCheckEvery : options.check_every) + g - 1) / g * g;
+  st.range = bounds_.range(n);
+  return st;
+}
+
+std::int32_t Engine::decided(const double* s, std::size_t stride, std::size_t t, const Stops& stops) const {
+  if (model_.n_outputs == 1) return bounds_.decided_binary(s[0], t, stops.range);
+  return bounds_.decided(s, stride, t, stops.range, ExitBounds::leaders(s, stride, model_.n_outputs));
+}
+
+// Decides the open lanes of a group after t learners; returns the lanes still open.
+template <typename T>
+std::uint32_t Engine::decide_lanes(const Group<T>& g, std::uint32_t open, std::size_t t, const Stops& st,
+                                   std::int32_t* classes, std::uint32_t* n_learners) const {
+  const std::size_t K = model_.n_outputs;
+  LaneLeaders lanes;
+  if (K > 1) kernels_.leaders(g.scores, K, lanes);
+  for (std::size_t j = 0; j < g.n_lanes; ++j) {
+    if (!((open >> j) & 1u)) continue;
+    std::int32_t c;
+    if (K == 1) {
+      c = bounds_.decided_binary(g.scores[j], t, st.range);
+    } else {
+      ExitBounds::Leaders l;
+      l.lead = static_cast<std::size_t>(lanes.lead[j]);
+      l.second = static_cast<std::size_t>(lanes.second[j]);
+      l.top = lanes.top[j];
+      l.runner = lanes.runner[j];
+      l.largest = lanes.largest[j];
+      c = bounds_.decided(g.scores + j, kLanes, t, st.range, l);
+    }
+    if (c < 0) continue;
+    classes[g.r0 + j] = c;
+    if (n_learners) n_learners[g.r0 + j] = static_cast<std::uint32_t>(t);
+    open &= ~(1u << j);
+  }
+  return open;
+}
+
+// Rows of a group advance together from checkpoint to checkpoint; a row's class is fixed the first time it
+// is decided (later learners still run in its lane until the whole group is decided, and are not counted).
 template <typename T>
 void Engine::predict(MatrixView<T> X, std::int32_t* classes, const PredictOptions& options,
                      std::uint32_t* n_learners) const {
@@ -162,9 +215,19 @@ void Engine::predict(MatrixView<T> X, std::int32_t* classes, const PredictOption
                                options, n_learners ? n_learners + r : nullptr);
     return;
   }
+  const Stops st = stops(options, n);
   for_each_group(X, options.n_threads, [&](const Group<T>& g) {
-    accumulate(g, 0, n);
+    start(g);
+    std::uint32_t open = (1u << g.n_lanes) - 1;  // lanes not decided yet
+    for (std::size_t t = 0; t < n && open;) {
+      const std::size_t next = st.next(t, n);
+      add(g, t, next);
+      t = next;
+      if (t == n) break;
+      open = decide_lanes(g, open, t, st, classes, n_learners);
+    }
     for (std::size_t j = 0; j < g.n_lanes; ++j) {
+      if (!((open >> j) & 1u)) continue;
       classes[g.r0 + j] = class_of(g.scores + j, K, kLanes);
       if (n_learners) n_learners[g.r0 + j] = static_cast<std::uint32_t>(n);
     }
@@ -189,18 +252,18 @@ void Engine::tree_outputs(MatrixView<T> X, std::int8_t* out, int n_threads, std:
   for_each_group(X, n_threads, outputs);
 }
 
+// Adds the learners [t_begin, t_end) to one row's scores.
 template <typename T>
-void Engine::decision_row(const T* x, std::ptrdiff_t stride, double* scores, std::size_t n_trees) const {
+void Engine::add_row(const T* x, std::ptrdiff_t stride, double* scores, std::size_t t_begin, std::size_t t_end) const {
   const ForestArrays& f = forest_.arrays();
-  const std::size_t K = model_.n_outputs, n = used(n_trees);
+  const std::size_t K = model_.n_outputs;
   if (K == 1) {
-    double s = model_.bias[0];
-    for (std::size_t t = 0; t < n; ++t) s += signed_step(f.steps[t], row_negative(f, x, stride, t));
+    double s = scores[0];
+    for (std::size_t t = t_begin; t < t_end; ++t) s += signed_step(f.steps[t], row_negative(f, x, stride, t));
     scores[0] = s;
     return;
   }
-  for (std::size_t k = 0; k < K; ++k) scores[k] = model_.bias[k];
-  for (std::size_t t = 0; t < n; ++t) {
+  for (std::size_t t = t_begin; t < t_end; ++t) {
     const bool neg = row_negative(f, x, stride, t);
     const double* step = f.steps + t * K;
     for (std::size_t k = 0; k < K; ++k) scores[k] += signed_step(step[k], neg);
@@ -208,10 +271,28 @@ void Engine::decision_row(const T* x, std::ptrdiff_t stride, double* scores, std
 }
 
 template <typename T>
+void Engine::decision_row(const T* x, std::ptrdiff_t stride, double* scores, std::size_t n_trees) const {
+  for (std::size_t k = 0; k < model_.n_outputs; ++k) scores[k] = model_.bias[k];
+  add_row(x, stride, scores, 0, used(n_trees));
+}
+
+template <typename T>
 std::int32_t Engine::predict_row(const T* x, std::ptrdiff_t stride, double* scores, const PredictOptions& options,
                                  std::uint32_t* n_learners) const {
   const std::size_t n = used(options.n_trees);
-  decision_row(x, stride, scores, n);
+  const Stops st = stops(options, n);
+  for (std::size_t k = 0; k < model_.n_outputs; ++k) scores[k] = model_.bias[k];
+  for (std::size_t t = 0; t < n;) {
+    const std::size_t next = st.next(t, n);
+    add_row(x, stride, scores, t, next);
+    t = next;
+    if (t == n) break;
+    const std::int32_t c = decided(scores, 1, t, st);
+    if (c >= 0) {
+      if (n_learners) *n_learners = static_cast<std::uint32_t>(t);
+      return c;
+    }
+  }
   if (n_learners) *n_learners = static_cast<std::uint32_t>(n);
   return class_of(scores, model_.n_outputs);
 }

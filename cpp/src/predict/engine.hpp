@@ -2,8 +2,10 @@
 #pragma once
 
 #include <cstddef>
+#include <algorithm>
 #include <cstdint>
 
+#include "predict/exit_bounds.hpp"
 #include "predict/flat_forest.hpp"
 #include "predict/kernels.hpp"
 #include "rebelboost/matrix_view.hpp"
@@ -24,6 +26,8 @@ class Engine {
 
   // Fewer rows than this are evaluated one by one (the 16-lane groups would mostly carry padding).
   static constexpr std::size_t kMinGroupRows = 4;
+  // Learners between two checks for an early decision, unless PredictOptions::check_every says otherwise.
+  static constexpr std::size_t kDefaultCheckEvery = 8;
 
   template <typename T>
   void decision_function(MatrixView<T> X, double* out, std::size_t n_trees, int n_threads) const;
@@ -53,10 +57,30 @@ class Engine {
   template <typename T, typename Fn>
   void for_each_group(const MatrixView<T>& X, int n_threads, Fn&& fn) const;
   template <typename T>
-  void accumulate(const Group<T>& g, std::size_t t_begin, std::size_t t_end) const;
+  void start(const Group<T>& g) const;
+  template <typename T>
+  void add(const Group<T>& g, std::size_t t_begin, std::size_t t_end) const;
+  template <typename T>
+  void add_row(const T* x, std::ptrdiff_t stride, double* scores, std::size_t t_begin, std::size_t t_end) const;
+
+  // When rows are checked for an early decision (PredictOptions); inactive: every row takes all learners.
+  struct Stops {
+    bool active = false;
+    std::size_t every = 0;
+    ExitBounds::Range range;
+    // The next checkpoint after t (t is 0 or a checkpoint), or n.
+    std::size_t next(std::size_t t, std::size_t n) const { return active ? std::min(n, t + every) : n; }
+  };
+  Stops stops(const PredictOptions& options, std::size_t n) const;
+  // The class a row's scores s[k * stride] after t learners already decide, or -1.
+  std::int32_t decided(const double* s, std::size_t stride, std::size_t t, const Stops& stops) const;
+  template <typename T>
+  std::uint32_t decide_lanes(const Group<T>& g, std::uint32_t open, std::size_t t, const Stops& st,
+                             std::int32_t* classes, std::uint32_t* n_learners) const;
 
   const Model& model_;
   FlatForest forest_;
+  ExitBounds bounds_;
   const Kernels& kernels_;
 };
 

@@ -17,6 +17,12 @@ namespace rebelboost::predict {
 
 inline constexpr std::size_t kLanes = 16;
 
+// Per lane: the leading class (first on ties), the runner-up and the largest |score| (early-exit checks).
+struct LaneLeaders {
+  double top[kLanes], runner[kLanes], largest[kLanes];
+  std::int32_t lead[kLanes], second[kLanes];
+};
+
 struct Kernels {
   const char* name;
   // acc[k * 16 + j] += f_t(x_j) a_tk for t in [t_begin, t_end), in that order. has_nan: some value in Xt
@@ -30,6 +36,8 @@ struct Kernels {
                       std::size_t t_end, std::int8_t* out, std::ptrdiff_t stride, std::size_t n_lanes);
   void (*outputs_f64)(const ForestArrays& forest, const double* Xt, bool has_nan, std::size_t t_begin,
                       std::size_t t_end, std::int8_t* out, std::ptrdiff_t stride, std::size_t n_lanes);
+  // The LaneLeaders of scores acc[k * 16 + j], K >= 2 classes.
+  void (*leaders)(const double* acc, std::size_t K, LaneLeaders& out);
 };
 
 const Kernels& generic_kernels();

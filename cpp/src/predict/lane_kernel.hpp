@@ -183,9 +183,34 @@ void outputs(const ForestArrays& f, const T* Xt, bool has_nan, std::size_t t_beg
     for_each_tree<Ops, T, false>(f, Xt, t_begin, t_end, write);
 }
 
+// Lane-inner loops without branches, which the compiler turns into compares and blends of whole registers.
+void leaders(const double* acc, std::size_t K, LaneLeaders& out) {
+  for (std::size_t j = 0; j < kLanes; ++j) {
+    const double a = acc[j], b = acc[kLanes + j];
+    const bool swap = b > a;
+    out.top[j] = swap ? b : a;
+    out.runner[j] = swap ? a : b;
+    out.lead[j] = swap ? 1 : 0;
+    out.second[j] = swap ? 0 : 1;
+    const double fa = a < 0 ? -a : a, fb = b < 0 ? -b : b;
+    out.largest[j] = fa > fb ? fa : fb;
+  }
+  for (std::size_t k = 2; k < K; ++k)
+    for (std::size_t j = 0; j < kLanes; ++j) {
+      const double v = acc[k * kLanes + j], fv = v < 0 ? -v : v;
+      const bool new_top = v > out.top[j], new_second = !new_top && v > out.runner[j];
+      out.second[j] = new_top ? out.lead[j] : (new_second ? static_cast<std::int32_t>(k) : out.second[j]);
+      out.runner[j] = new_top ? out.top[j] : (new_second ? v : out.runner[j]);
+      out.lead[j] = new_top ? static_cast<std::int32_t>(k) : out.lead[j];
+      out.top[j] = new_top ? v : out.top[j];
+      out.largest[j] = fv > out.largest[j] ? fv : out.largest[j];
+    }
+}
+
 template <class Ops>
 Kernels make_kernels(const char* name) {
-  return {name, &accumulate<Ops, float>, &accumulate<Ops, double>, &outputs<Ops, float>, &outputs<Ops, double>};
+  return {name, &accumulate<Ops, float>, &accumulate<Ops, double>, &outputs<Ops, float>, &outputs<Ops, double>,
+          &leaders};
 }
 
 }  // namespace

@@ -1,0 +1,80 @@
+"""Exact early exit: predict(early_exit=True) gives the labels of full evaluation on every row."""
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from sklearn.datasets import load_digits
+
+from rebelboost import AdaBoostClassifier, REBELClassifier, VEBBoostClassifier
+
+
+def check_exact(clf, X):
+    """Early exit equals full evaluation in batches and row by row; returns the learners per row."""
+    full = clf.predict(X)
+    labels, counts = clf.predict(X, early_exit=True, return_n_learners=True)
+    np.testing.assert_array_equal(labels, full)
+    assert counts.max() <= clf.n_estimators_
+    for r in range(0, len(X), 11):
+        assert clf.predict(X[r : r + 1], early_exit=True)[0] == full[r]
+    full_counts = clf.predict(X, return_n_learners=True)[1]
+    assert np.all(full_counts == clf.n_estimators_)
+    return counts
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    kind=st.sampled_from(["adaboost", "veb", "rebel2", "rebel4"]),
+    depth=st.integers(1, 6),
+    seed=st.integers(0, 10_000),
+    nan_fraction=st.sampled_from([0.0, 0.1, 0.4]),
+    learning_rate=st.sampled_from([1.0, 0.3]),
+    dtype=st.sampled_from([np.float32, np.float64]),
+)
+def test_early_exit_equals_full_evaluation(kind, depth, seed, nan_fraction, learning_rate, dtype):
+    rng = np.random.RandomState(seed)
+    X = rng.normal(size=(300, 4))
+    X[rng.rand(*X.shape) < nan_fraction] = np.nan
+    signal = np.nan_to_num(X[:, 0]) + 0.5 * np.nan_to_num(X[:, 1]) + rng.normal(scale=0.5, size=300)
+    if kind.startswith("rebel"):
+        y = np.digitize(signal, np.quantile(signal, np.linspace(0, 1, int(kind[-1]) + 1)[1:-1]))
+        clf = REBELClassifier(n_estimators=40, max_depth=depth, learning_rate=learning_rate)
+    else:
+        y = signal > 0
+        est = AdaBoostClassifier if kind == "adaboost" else VEBBoostClassifier
+        clf = est(n_estimators=40, max_depth=depth, learning_rate=learning_rate)
+    clf.fit(X, y)
+    X_test = rng.normal(size=(200, 4)).astype(dtype)
+    X_test[rng.rand(*X_test.shape) < nan_fraction] = np.nan
+    X_test[::17, 0] = 0.0  # rows on thresholds and ties in the data
+    check_exact(clf, X_test)
+
+
+def test_early_exit_on_digits_saves_learners():
+    X, y = load_digits(return_X_y=True)
+    clf = REBELClassifier(n_estimators=150, max_depth=2).fit(X[:1200], y[:1200])
+    counts = check_exact(clf, X[1200:].astype(np.float64))
+    # Some rows leave early (the bound is not vacuous), none before the first checkpoint.
+    assert counts.mean() < clf.n_estimators_
+    assert counts.min() >= 8
+
+
+def test_early_exit_with_n_iter():
+    rng = np.random.RandomState(3)
+    X = rng.normal(size=(400, 3))
+    clf = AdaBoostClassifier(n_estimators=60, max_depth=2).fit(X, X[:, 0] + rng.normal(size=400) > 0)
+    assert clf.n_estimators_ == 60
+    for n_iter in (0, 5, 33, 60):
+        labels, counts = clf.predict(X, n_iter=n_iter, early_exit=True, return_n_learners=True)
+        np.testing.assert_array_equal(labels, clf.predict(X, n_iter=n_iter))
+        assert counts.max() <= n_iter
+
+
+@pytest.mark.parametrize("early_exit", [False, True])
+def test_return_n_learners_shape_and_type(early_exit):
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(50, 3))
+    clf = VEBBoostClassifier(n_estimators=20).fit(X, X[:, 1] > 0)
+    labels, counts = clf.predict(X, early_exit=early_exit, return_n_learners=True)
+    assert labels.shape == counts.shape == (50,)
+    assert counts.dtype == np.uint32
