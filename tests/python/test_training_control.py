@@ -212,8 +212,11 @@ def test_verbose_levels(capsys, caplog):
 
 
 _CTRL_C_CHILD = textwrap.dedent("""
-    import sys, time
+    import signal, sys, time
     import numpy as np
+    # A child started from a background job inherits SIGINT ignored, and Python then installs no
+    # KeyboardInterrupt handler: ask for the interactive default explicitly.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     from rebelboost import REBELClassifier
     rng = np.random.RandomState(0)
     X = rng.normal(size=(30000, 40))
