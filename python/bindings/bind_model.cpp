@@ -89,6 +89,71 @@ py::array_t<std::int8_t> outputs(const PyModel& pm, const py::array& X, int n_th
   return out;
 }
 
+// f_t(x) of learners first, ... (n of them; -1: to the end): int8 +-1 for trees, float64 for similarities.
+py::array learner_outputs_py(const PyModel& pm, const py::array& X, int n_threads, std::size_t first_learner, long n) {
+  const Model& model = pm.model();
+  if (model.learner == LearnerKind::kTree) return outputs(pm, X, n_threads, first_learner, n);
+  const std::shared_ptr<const Predictor> predictor = pm.predictor();
+  const std::size_t first = std::min(first_learner, model.n_learners());
+  const std::size_t left = model.n_learners() - first;
+  const std::size_t used = n < 0 ? left : std::min(left, static_cast<std::size_t>(n));
+  py::array_t<double> out({static_cast<py::ssize_t>(n_rows_of(X)), static_cast<py::ssize_t>(used)});
+  double* dst = out.mutable_data();
+  with_view(X, [&](auto view) {
+    py::gil_scoped_release release;
+    predictor->learner_outputs(view, dst, n_threads, first, used);
+    return 0;
+  });
+  return out;
+}
+
+// Step vectors of every learner as a (n_learners, K) array.
+py::array_t<double> steps(const PyModel& pm) {
+  const Model& model = pm.model();
+  const std::size_t T = model.n_learners(), K = model.n_outputs;
+  py::array_t<double> out({static_cast<py::ssize_t>(T), static_cast<py::ssize_t>(K)});
+  double* dst = out.mutable_data();
+  for (std::size_t t = 0; t < T; ++t)
+    for (std::size_t k = 0; k < K; ++k) dst[t * K + k] = model.step(t)[k];
+  return out;
+}
+
+template <typename U>
+py::array_t<U> vector_array(const std::vector<U>& v) {
+  return py::array_t<U>(static_cast<py::ssize_t>(v.size()), v.data());
+}
+
+// A similarity model's members as arrays: per learner its kind (0 constant, 1 one-point, 2 two-point),
+// anchor indices (-1 unused) and tau (NaN unless one-point); the anchors (standardised) and their
+// training rows; the standardisation.
+py::dict similarities_as_dict(const PyModel& pm) {
+  const Model& model = pm.model();
+  if (model.learner != LearnerKind::kSimilarity) throw InvalidArgument("not a similarity model");
+  const auto T = static_cast<py::ssize_t>(model.similarities.size());
+  py::array_t<std::int32_t> kind(T);
+  py::array_t<std::int64_t> anchors({T, static_cast<py::ssize_t>(2)});
+  py::array_t<double> tau(T);
+  for (py::ssize_t t = 0; t < T; ++t) {
+    const Similarity& s = model.similarities[static_cast<std::size_t>(t)];
+    kind.mutable_at(t) = static_cast<std::int32_t>(s.kind);
+    anchors.mutable_at(t, 0) = s.kind == Similarity::Kind::kConstant ? -1 : static_cast<std::int64_t>(s.anchor_i);
+    anchors.mutable_at(t, 1) = s.kind == Similarity::Kind::kTwoPoint ? static_cast<std::int64_t>(s.anchor_j) : -1;
+    tau.mutable_at(t) = s.kind == Similarity::Kind::kOnePoint ? s.tau : std::nan("");
+  }
+  const auto A = static_cast<py::ssize_t>(model.anchor_rows.size());
+  py::array_t<double> points({A, static_cast<py::ssize_t>(model.n_features)});
+  std::copy(model.anchors.begin(), model.anchors.end(), points.mutable_data());
+  py::dict d;
+  d["kind"] = kind;
+  d["anchor"] = anchors;
+  d["tau"] = tau;
+  d["anchors"] = points;
+  d["anchor_rows"] = vector_array(model.anchor_rows);
+  d["feature_mean"] = vector_array(model.feature_mean);
+  d["feature_scale"] = vector_array(model.feature_scale);
+  return d;
+}
+
 // Trees as plain arrays (for tests, plotting and the JSON export).
 py::list trees_as_dicts(const PyModel& pm) {
   const Model& model = pm.model();
@@ -146,18 +211,23 @@ void bind_model(py::module_& m) {
                              "The loss as train() names it: 'adaboost', 'veb' or 'rebel'.")
       .def_property_readonly("n_features", [](const PyModel& pm) { return pm.model().n_features; })
       .def_property_readonly("n_outputs", [](const PyModel& pm) { return pm.model().n_outputs; })
+      .def_property_readonly("learner", [](const PyModel& pm) { return std::string(learner_name(pm.model().learner)); },
+                             "The weak-learner family: 'tree' or 'similarity'.")
       .def_property_readonly("n_trees", [](const PyModel& pm) { return pm.model().trees.size(); })
+      .def_property_readonly("n_learners", [](const PyModel& pm) { return pm.model().n_learners(); })
       .def_property_readonly("bias", [](const PyModel& pm) {
         return py::array_t<double>(static_cast<py::ssize_t>(pm.model().bias.size()), pm.model().bias.data());
       })
       .def_property("metadata", [](const PyModel& pm) { return py::bytes(pm.model().metadata); },
                     [](PyModel& pm, const py::bytes& b) { pm.set_metadata(std::string(b)); })
       .def("trees", &trees_as_dicts)
+      .def("steps", &steps, "Step vectors a_t of every learner, (n_learners, K).")
+      .def("similarities", &similarities_as_dict, "A similarity model's learners, anchors and standardisation.")
       .def("truncated", [](const PyModel& pm, std::size_t n_trees) {
         Model out = pm.model();
-        if (n_trees < out.trees.size()) out.trees.resize(n_trees);
+        out.truncate(n_trees);
         return PyModel(std::move(out));
-      }, py::arg("n_trees"), "A copy keeping the first n_trees trees.")
+      }, py::arg("n_trees"), "A copy keeping the first n_trees learners (trees or similarities).")
       .def("feature_importances", [](const PyModel& pm) {
         const std::vector<double> v = pm.model().feature_importances();
         return py::array_t<double>(static_cast<py::ssize_t>(v.size()), v.data());
@@ -173,6 +243,10 @@ void bind_model(py::module_& m) {
       .def("tree_outputs", &outputs, py::arg("X"), py::arg("n_threads") = 0, py::arg("first_tree") = 0,
            py::arg("n_trees") = -1,
            "f_t(x) in {+1,-1} for trees first_tree, ... (n_trees of them; -1: to the end) as an (n, n_used) int8 array.")
+      .def("learner_outputs", &learner_outputs_py, py::arg("X"), py::arg("n_threads") = 0, py::arg("first") = 0,
+           py::arg("n") = -1,
+           "f_t(x) for learners first, ... (n of them; -1: to the end) as an (n_rows, n_used) array: int8 +-1 for "
+           "trees, float64 in [-1, 1] for similarities.")
       .def("to_bytes", [](const PyModel& pm) { return py::bytes(serialize(pm.model())); })
       .def_static("from_bytes", &from_bytes)
       .def("save", [](const PyModel& pm, const std::string& path) {

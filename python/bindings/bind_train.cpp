@@ -18,6 +18,18 @@ namespace rebelboost::bindings {
 
 namespace {
 
+LearnerKind parse_learner(const std::string& name) {
+  if (name == "tree") return LearnerKind::kTree;
+  if (name == "similarity") return LearnerKind::kSimilarity;
+  throw InvalidArgument("unknown weak learner '" + name + "' (expected 'tree' or 'similarity')");
+}
+
+StepRule parse_step_rule(const std::string& name) {
+  if (name == "exact") return StepRule::kExact;
+  if (name == "sign") return StepRule::kSign;
+  throw InvalidArgument("unknown similarity step rule '" + name + "' (expected 'exact' or 'sign')");
+}
+
 py::dict info_to_dict(const IterationInfo& info) {
   py::dict d;
   d["iteration"] = info.iteration;
@@ -32,6 +44,7 @@ py::dict info_to_dict(const IterationInfo& info) {
   d["mass90_fraction"] = info.mass90_fraction;
   d["replayed"] = info.replayed;
   d["eval_loss"] = info.eval_loss;
+  d["candidates"] = info.candidates;
   return d;
 }
 
@@ -42,7 +55,8 @@ TrainParams make_params(std::size_t n_classes, const std::string& loss, int n_es
                         double learning_rate, int n_threads, double smoothing, std::size_t bin_subsample,
                         std::int64_t bin_seed, double veb_lambda, const py::object& cost_matrix, int quick,
                         int criterion, double weight_trim, double subsample, double feature_fraction,
-                        std::int64_t seed) {
+                        std::int64_t seed, const std::string& learner, const std::string& step_rule, double tau_ratio,
+                        int max_candidates, const std::string& scaling) {
   TrainParams p;
   p.loss = parse_loss(loss);
   p.n_estimators = n_estimators;
@@ -60,6 +74,13 @@ TrainParams make_params(std::size_t n_classes, const std::string& loss, int n_es
   p.subsample = subsample;
   p.feature_fraction = feature_fraction;
   p.seed = seed;
+  p.learner = parse_learner(learner);
+  p.similarity.step_rule = parse_step_rule(step_rule);
+  p.similarity.tau_ratio = tau_ratio;
+  p.similarity.max_candidates = max_candidates;
+  if (scaling != "feature" && scaling != "global")
+    throw InvalidArgument("unknown similarity scaling '" + scaling + "' (expected 'feature' or 'global')");
+  p.similarity.scaling = scaling == "global" ? 1 : 0;
   if (!cost_matrix.is_none()) {
     auto c = Array::ensure(cost_matrix);
     if (!c || c.ndim() != 2) throw InvalidArgument("cost_matrix must be a 2-D array of numbers");
@@ -127,10 +148,12 @@ py::tuple train_py(const py::array& X, const Labels& y, const py::object& sample
                    int n_threads, double smoothing, std::size_t bin_subsample, std::int64_t bin_seed,
                    const py::object& callback, double veb_lambda, const py::object& cost_matrix, int quick,
                    int criterion, double weight_trim, double subsample, double feature_fraction, std::int64_t seed,
-                   const py::object& init_model, const py::list& eval_sets) {
+                   const py::object& init_model, const py::list& eval_sets, const std::string& learner,
+                   const std::string& step_rule, double tau_ratio, int max_candidates, const std::string& scaling) {
   const TrainParams p = make_params(n_classes, loss, n_estimators, max_depth, n_bins, learning_rate, n_threads,
                                     smoothing, bin_subsample, bin_seed, veb_lambda, cost_matrix, quick, criterion,
-                                    weight_trim, subsample, feature_fraction, seed);
+                                    weight_trim, subsample, feature_fraction, seed, learner, step_rule, tau_ratio,
+                                    max_candidates, scaling);
   if (y.ndim() != 1) throw InvalidArgument("y must be 1-D");
   const std::size_t n_rows = X.ndim() == 2 ? static_cast<std::size_t>(X.shape(0)) : 0;
   if (static_cast<std::size_t>(y.shape(0)) != n_rows)
@@ -178,8 +201,12 @@ void bind_train(py::module_& m) {
         py::arg("cost_matrix") = py::none(), py::arg("quick") = 2, py::arg("criterion") = 0,
         py::arg("weight_trim") = 1.0, py::arg("subsample") = 1.0, py::arg("feature_fraction") = 1.0,
         py::arg("seed") = 0, py::arg("init_model") = py::none(), py::arg("eval_sets") = py::list(),
+        py::arg("learner") = "tree", py::arg("step_rule") = "exact", py::arg("tau_ratio") = 0.5,
+        py::arg("max_candidates") = 0, py::arg("scaling") = "feature",
         "Fit a boosted ensemble; returns (Model, history, stop_reason, stop_message, error). X float32/float64, y int32 class "
-        "indices; eval_sets: [(X, y, sample_weight or None)]; init_model: a Model to continue (warm start). "
+        "indices; eval_sets: [(X, y, sample_weight or None)]; init_model: a Model to continue (warm start); "
+        "learner: 'tree' or 'similarity' (step_rule, tau_ratio, max_candidates, scaling ('feature' or 'global'): "
+        "TrainParams::similarity). "
         "error: the Python exception (KeyboardInterrupt, or raised by the callback) that stopped training, for "
         "the caller to raise after keeping the finished iterations, else None.");
 }

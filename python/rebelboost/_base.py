@@ -27,11 +27,12 @@ from rebelboost._validation import (
 
 __all__ = ["BaseBoostingClassifier", "BinaryBoostingClassifier"]
 
-_STAGED_OUTPUT_BYTES = 1 << 24  # staged prediction holds at most this many tree outputs (int8) at a time
+_STAGED_OUTPUT_BYTES = 1 << 24  # staged prediction holds at most this many bytes of learner outputs at a time
 
 # Per-iteration fields of the core's history kept in fit_info_ (the float ones, then the counters).
 _FLOAT_INFO = ("train_loss", "weighted_error", "mass90_fraction")
-_HISTORY_KEYS = _FLOAT_INFO + ("bin_accumulations", "quick_nodes", "full_nodes", "features_pruned", "heavy_rebuilds")
+_HISTORY_KEYS = _FLOAT_INFO + ("bin_accumulations", "quick_nodes", "full_nodes", "features_pruned", "heavy_rebuilds",
+                               "candidates")
 
 
 class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
@@ -153,7 +154,7 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
         self.classes_ = classes
         self._model = model
         self._record_fit(history, stop_reason, monitor)
-        monitor.close(stop_reason, self._model.n_trees)
+        monitor.close(stop_reason, self._model.n_learners)
         if error is not None:
             raise error
         return self
@@ -221,7 +222,8 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
         early_exit : bool, default=False
             Exact early exit: a row stops as soon as its leading class beats every other class by more than
             the remaining learners could still add (the sum of their |steps|, with a safety margin for
-            rounding), checked every 8 learners. The labels are always those of full evaluation.
+            rounding), checked every 8 learners. The labels are always those of full evaluation. Similarity
+            models evaluate every learner (no early exit yet).
         return_n_learners : bool, default=False
             Also return, per row, how many learners were evaluated (uint32).
         """
@@ -232,14 +234,15 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
         return self.classes_.take(result)
 
     def staged_decision_function(self, X):
-        """Yield the scores after each of the n_estimators_ stages (1, 2, ..., T trees)."""
+        """Yield the scores after each of the n_estimators_ stages (1, 2, ..., T learners)."""
         check_is_fitted(self)
         X = check_predict_data(self, X)
-        steps = [tree["step"] for tree in self._model.trees()]
+        steps = self._model.steps()
         scores = np.broadcast_to(self._model.bias, (X.shape[0], self._model.n_outputs)).astype(np.float64)
-        chunk = max(1, _STAGED_OUTPUT_BYTES // max(1, X.shape[0]))  # trees whose outputs are held at once
+        itemsize = 1 if self._model.learner == "tree" else 8  # int8 +-1 or float64
+        chunk = max(1, _STAGED_OUTPUT_BYTES // max(1, itemsize * X.shape[0]))  # learners whose outputs are held at once
         for first in range(0, len(steps), chunk):
-            outputs = self._model.tree_outputs(X, self._threads(), first, chunk)
+            outputs = self._model.learner_outputs(X, self._threads(), first, chunk)
             for t in range(outputs.shape[1]):
                 scores += outputs[:, t, None].astype(np.float64) * steps[first + t][None, :]
                 yield self._present_scores(scores[:, 0].copy() if self._model.n_outputs == 1 else scores.copy())
@@ -280,9 +283,9 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
     # ---- fitted attributes -----------------------------------------------------------------------
     @property
     def n_estimators_(self):
-        """Number of trees actually fitted (training stops early when a learner has no edge)."""
+        """Number of weak learners actually fitted (training stops early when a learner has no edge)."""
         check_is_fitted(self)
-        return self._model.n_trees
+        return self._model.n_learners
 
     @property
     def feature_importances_(self):
@@ -292,9 +295,9 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
 
     @property
     def estimator_weights_(self):
-        """Step a_t of every tree: (n_estimators_,) for binary models, (n_estimators_, K) otherwise."""
+        """Step a_t of every learner: (n_estimators_,) for binary models, (n_estimators_, K) otherwise."""
         check_is_fitted(self)
-        steps = np.array([t["step"] for t in self._model.trees()]).reshape(-1, self._model.n_outputs)
+        steps = self._model.steps()
         return steps[:, 0] if self._model.n_outputs == 1 else steps
 
     def __sklearn_is_fitted__(self):

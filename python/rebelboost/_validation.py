@@ -170,13 +170,13 @@ def split_validation(X, y_encoded, sample_weight, fraction, seed):
 
 
 def check_n_iter(estimator, n_iter):
-    """n_iter for prediction or truncate: None means every tree; otherwise an int in [0, n_estimators_]."""
-    n_trees = estimator._model.n_trees
+    """n_iter for prediction or truncate: None means every learner; otherwise an int in [0, n_estimators_]."""
+    n_trees = estimator._model.n_learners
     if n_iter is None:
         return n_trees
     if not isinstance(n_iter, numbers.Integral) or isinstance(n_iter, bool) or not 0 <= n_iter <= n_trees:
         raise ValueError(f"n_iter must be None or an int in the range [0, {n_trees}] (the model has {n_trees} "
-                         f"trees), got {n_iter!r}")
+                         f"{'trees' if estimator._model.learner == 'tree' else 'similarities'}), got {n_iter!r}")
     return int(n_iter)
 
 

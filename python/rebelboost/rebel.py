@@ -1,4 +1,4 @@
-"""REBEL: cost-sensitive multi-class boosting of shallow trees (Appel, thesis Ch. 4)."""
+"""REBEL: cost-sensitive multi-class boosting of shallow trees or Localized Similarities (Appel, thesis Ch. 4-5)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,12 @@ import numbers
 import numpy as np
 from scipy.special import expit, softmax
 
+from sklearn.utils._param_validation import StrOptions
+from sklearn.utils.validation import check_is_fitted
+
+from rebelboost import _similarity
 from rebelboost._base import BaseBoostingClassifier
+from rebelboost._validation import check_predict_data
 
 __all__ = ["REBELClassifier"]
 
@@ -15,9 +20,12 @@ __all__ = ["REBELClassifier"]
 class REBELClassifier(BaseBoostingClassifier):
     """Cost-sensitive multi-class boosting with vector-valued steps (REBEL).
 
-    The model is ``H(x) = a_0 + sum_t f_t(x) a_t`` with binary trees ``f_t`` (leaves +-1) and step vectors
-    ``a_t`` in R^K; the prediction is ``argmax_k H_k(x)``, REBEL's estimate of the minimum-risk class.
-    Each tree's first split is searched jointly with its step vector (loss ``2 sum_k sqrt(s+_k s-_k)``);
+    The model is ``H(x) = a_0 + sum_t f_t(x) a_t`` with weak learners ``f_t`` and step vectors ``a_t`` in
+    R^K; the prediction is ``argmax_k H_k(x)``, REBEL's estimate of the minimum-risk class. The weak
+    learners are binary trees (leaves +-1, ``weak_learner="tree"``) or Localized Similarities (thesis
+    Ch. 5, ``weak_learner="similarity"``), which compare x to one or two training points.
+
+    Trees: each tree's first split is searched jointly with its step vector (loss ``2 sum_k sqrt(s+_k s-_k)``);
     deeper layers are grown one at a time with the step held fixed; the step is then re-optimised in
     closed form, ``a = 1/2 (ln(s- + eps) - ln(s+ + eps))`` with ``eps = 1 / (K N)`` of the total weight
     (Schapire-Singer smoothing; it keeps a tree that isolates a class from swamping the scores).
@@ -30,11 +38,29 @@ class REBELClassifier(BaseBoostingClassifier):
     ``argmin(predict_proba(X) @ cost_matrix)``" had the lower test risk on the thesis's own benchmark
     (``bench/results/rebel_cost_sensitive.md``).
 
+    Localized Similarities, on features standardised with the training mean and scale: each iteration
+    binarizes the classes (top eigenvector of U^T U through the K x K matrix U U^T), isolates the training
+    point whose isolation lowers the loss most (one-point learner ``(tau - D_i) / (tau + D_i)``, ``D_i``
+    the squared distance to it, ``tau`` half the squared distance to its nearest other point), then tries
+    two-point learners between it and the nearest points of the other binarized class (their
+    perpendicular bisector, scaled to [-1, 1]) and keeps the best. Their outputs are real, so the step
+    is the exact per-class minimiser of REBEL's loss (safeguarded Newton): the training loss falls every
+    iteration, and on distinct points the training error reaches 0 (thesis §5.4). NaN in X is an error
+    (impute first); tree-only parameters (max_depth, n_bins, quick, weight_trim, subsample,
+    feature_fraction) are ignored. :attr:`learners_` and :meth:`explain` say which training points each
+    learner compares a query to and what it contributed.
+
     Parameters
     ----------
     n_estimators : int, default=200
     max_depth : int, default=2
         Depth of every tree (1 to 8).
+    weak_learner : {"tree", "similarity"}, default="tree"
+    similarity_scaling : {"feature", "global"}, default="feature"
+        Similarities only: each feature centred on its mean and divided by its own standard deviation
+        ("feature", for features in different units), or all divided by one scale, the root mean square of
+        their standard deviations ("global", for features in one unit such as pixels, where dividing a
+        rarely-lit pixel by its tiny deviation would let it dominate every distance).
     cost_matrix : array of shape (n_classes, n_classes), dict or None, default=None
         ``cost_matrix[i, j]`` is the cost of predicting ``classes_[j]`` when the truth is ``classes_[i]``
         (rows and columns in the order of ``classes_``, i.e. sorted labels). Zero diagonal, non-negative,
@@ -56,7 +82,12 @@ class REBELClassifier(BaseBoostingClassifier):
     _parameter_constraints: dict = {
         **{k: v for k, v in BaseBoostingClassifier._parameter_constraints.items() if k != "criterion"},
         "cost_matrix": ["array-like", dict, None],
+        "weak_learner": [StrOptions({"tree", "similarity"})],
+        "similarity_scaling": [StrOptions({"feature", "global"})],
     }
+    # Research switches of the similarity family (not parameters: "exact" is the one with the guarantee;
+    # bench/peers/similarity_*.py measures the alternatives). See TrainParams::similarity in the core.
+    _similarity_options = {"step_rule": "exact", "tau_ratio": 0.5, "max_candidates": 0}
 
     def __init__(
         self,
@@ -80,6 +111,8 @@ class REBELClassifier(BaseBoostingClassifier):
         warm_start=False,
         callbacks=None,
         class_weight=None,
+        weak_learner="tree",
+        similarity_scaling="feature",
     ):
         self.n_estimators = n_estimators
         self.max_depth = max_depth
@@ -101,6 +134,8 @@ class REBELClassifier(BaseBoostingClassifier):
         self.warm_start = warm_start
         self.callbacks = callbacks
         self.class_weight = class_weight
+        self.weak_learner = weak_learner
+        self.similarity_scaling = similarity_scaling
 
     def _check_classes(self, classes, y_encoded, sample_weight, y):
         if len(classes) < 2:
@@ -112,7 +147,43 @@ class REBELClassifier(BaseBoostingClassifier):
         self.cost_matrix_ = _check_cost_matrix(self.cost_matrix, classes)
 
     def _core_extra(self):
-        return {"cost_matrix": self.cost_matrix_}
+        return {"cost_matrix": self.cost_matrix_, "learner": self.weak_learner, "scaling": self.similarity_scaling,
+                **self._similarity_options}
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = self.weak_learner == "tree"  # similarities compare whole rows
+        return tags
+
+    # ---- inspection ------------------------------------------------------------------------------
+    @property
+    def learners_(self):
+        """The fitted similarities (``weak_learner="similarity"`` only), one entry per learner ``t``.
+
+        A dict of arrays: ``kind`` ("constant", "one_point" or "two_point"); ``anchor_rows`` (T, 2), the
+        rows of the X given to ``fit`` that learner t compares a query to (-1 where unused; a one-point
+        learner uses column 0); ``anchors`` (T, 2, n_features), those points in the original feature
+        units (NaN where unused); ``tau`` (T,), the one-point threshold on the standardised squared
+        distance (NaN otherwise); ``step`` (T, n_classes), the vector a_t the learner's output multiplies.
+        """
+        check_is_fitted(self)
+        if self._model.learner != "similarity":
+            raise AttributeError("learners_ describes similarity models; this model has trees (see to_json)")
+        return _similarity.describe(self._model)
+
+    def explain(self, X):
+        """What every weak learner contributed to the scores of each row of X.
+
+        Returns a dict: ``bias`` (n_classes,), ``output`` (n_samples, T) with f_t(x) (+-1 for trees, in
+        [-1, 1] for similarities), ``contribution`` (n_samples, T, n_classes) = f_t(x) a_t; the raw scores
+        are ``bias + contribution.sum(axis=1)`` (before the 2-class convention of decision_function).
+        For similarity models also ``anchor_rows``, ``anchors`` and ``tau`` as in :attr:`learners_`: which
+        training points each learner compared x to, and how far it reaches. Memory: n_samples x T x
+        n_classes floats.
+        """
+        check_is_fitted(self)
+        X = check_predict_data(self, X)
+        return _similarity.explain(self._model, X, self._threads())
 
     def _fitted_metadata(self):
         return {"cost_matrix": self.cost_matrix_.tolist()}

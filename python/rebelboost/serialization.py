@@ -164,6 +164,9 @@ def _restore(model):
         raise ModelFileError(
             f"model file metadata says {n_features!r} features but the model has {model.n_features}"
         )
+    learner = estimator.get_params().get("weak_learner", "tree")
+    if learner != model.learner:
+        raise ModelFileError(f"model file metadata says weak_learner={learner!r} but the model holds {model.learner} learners")
     n_classes_model = 2 if model.n_outputs == 1 else model.n_outputs
     if len(classes) != n_classes_model:
         raise ModelFileError(f"model file lists {len(classes)} classes but the model predicts {n_classes_model}")
@@ -192,19 +195,31 @@ def load(path):
 
 
 def to_json(estimator):
-    """A readable JSON document of the fitted model: bias, and per tree its nodes and step."""
+    """A readable JSON document of the fitted model: bias, and per learner (tree or similarity) its step."""
     from sklearn.utils.validation import check_is_fitted
 
     check_is_fitted(estimator)
     model = estimator._model
-    trees = []
-    for tree in model.trees():
-        trees.append({key: np.asarray(val).tolist() for key, val in tree.items()})
     doc = {
         "loss": model.loss,
+        "learner": model.learner,
         "n_features": model.n_features,
         "classes": [_plain(c) for c in estimator.classes_.tolist()],
         "bias": model.bias.tolist(),
-        "trees": trees,
     }
+    if model.learner == "tree":
+        doc["trees"] = [{key: np.asarray(val).tolist() for key, val in tree.items()} for tree in model.trees()]
+    else:
+        from rebelboost._similarity import describe
+
+        learners = describe(model)
+        doc["similarities"] = [
+            {"kind": str(learners["kind"][t]), "anchor_rows": learners["anchor_rows"][t].tolist(),
+             "tau": None if np.isnan(learners["tau"][t]) else float(learners["tau"][t]),
+             "step": learners["step"][t].tolist()}
+            for t in range(len(learners["kind"]))
+        ]
+        s = model.similarities()
+        doc["anchors"] = {"rows": s["anchor_rows"].tolist(), "standardised": s["anchors"].tolist()}
+        doc["standardisation"] = {"mean": s["feature_mean"].tolist(), "scale": s["feature_scale"].tolist()}
     return json.dumps(doc, indent=1)

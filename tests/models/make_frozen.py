@@ -32,3 +32,6 @@ freeze("veb_v1", VEBBoostClassifier(n_estimators=20, max_depth=2), X, y, X_test)
 y3 = np.digitize(np.nan_to_num(X[:, 0] + X[:, 2]), [-0.7, 0.7])
 freeze("rebel_v1", REBELClassifier(n_estimators=20, max_depth=3, cost_matrix=np.array([[0, 1, 4], [1, 0, 1], [2, 1, 0.0]])),
        X, y3, X_test)
+# Format version 2 added similarity models (no NaN: similarities compare whole rows).
+freeze("rebel_similarity_v2", REBELClassifier(weak_learner="similarity", n_estimators=30, cost_matrix={(0, 2): 3.0}),
+       np.nan_to_num(X), y3, np.nan_to_num(X_test))

@@ -20,6 +20,7 @@ def expected_failures(estimator):
         AdaBoostClassifier(n_estimators=10, max_depth=3),
         REBELClassifier(n_estimators=20),
         REBELClassifier(n_estimators=10, max_depth=1, cost_matrix=None),
+        REBELClassifier(n_estimators=20, weak_learner="similarity"),
         VEBBoostClassifier(n_estimators=20),
         VEBBoostClassifier(n_estimators=10, max_depth=2, lam=0.0),
     ],

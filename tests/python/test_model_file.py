@@ -297,7 +297,7 @@ def test_to_json_export(fitted):
 MODELS = os.path.join(os.path.dirname(__file__), "..", "models")
 
 
-@pytest.mark.parametrize("name", ["adaboost_v1", "veb_v1", "rebel_v1"])
+@pytest.mark.parametrize("name", ["adaboost_v1", "veb_v1", "rebel_v1", "rebel_similarity_v2"])
 def test_frozen_model_files_still_load(name):
     """Files written by earlier versions (tests/models/) load and predict what they predicted then."""
     expected = np.load(os.path.join(MODELS, f"{name}_expected.npz"), allow_pickle=False)

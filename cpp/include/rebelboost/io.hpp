@@ -17,7 +17,8 @@
 
 namespace rebelboost {
 
-inline constexpr std::uint32_t kFormatVersion = 1;
+// 2: the header's reserved field names the learner family; similarity models. Version 1 still loads.
+inline constexpr std::uint32_t kFormatVersion = 2;
 
 // Model -> bytes of the file format.
 std::string serialize(const Model& model);

@@ -88,19 +88,39 @@ struct Similarity {
 
 struct Model {
   LossKind loss = LossKind::kAdaBoost;
+  LearnerKind learner = LearnerKind::kTree;
   std::uint32_t n_features = 0;
   std::uint32_t n_outputs = 1;  // K: length of bias and of every step vector
   std::vector<double> bias;     // a_0
-  std::vector<Tree> trees;
+  std::vector<Tree> trees;      // learner == kTree
+  // learner == kSimilarity: the standardisation, the anchors (n_anchors x n_features, row-major, in
+  // standardised coordinates), each anchor's row in the training X (for inspection), the learners.
+  std::vector<double> feature_mean;
+  std::vector<double> feature_scale;
+  std::vector<double> anchors;
+  std::vector<std::uint64_t> anchor_rows;
+  std::vector<Similarity> similarities;
   std::string metadata;         // opaque to the core (the Python layer stores classes, names, params as JSON)
 
+  // Number of weak learners (trees or similarities), the T of H = a_0 + sum_{t < T} f_t a_t.
+  std::size_t n_learners() const { return learner == LearnerKind::kTree ? trees.size() : similarities.size(); }
+  // Keeps the first n learners (all if fewer), and for similarities the anchors they use (anchors are
+  // stored in the order of first use, so that is a prefix).
+  void truncate(std::size_t n);
+  // Step vector a_t of learner t < n_learners().
+  const std::vector<double>& step(std::size_t t) const {
+    return learner == LearnerKind::kTree ? trees[t].step : similarities[t].step;
+  }
+
   // Throws ModelFileError unless every index, size and value is consistent (finite steps and thresholds,
-  // child indices increasing and in range, features < n_features, leaves +-1) and within the limits above
-  // (scores bounded by kMaxAbsScore included). Loaders and save call it; O(nodes + trees x K).
+  // child indices increasing and in range, features < n_features, leaves +-1; for similarities: positive
+  // finite scales, finite anchors, anchor indices in range, distinct two-point anchors, tau > 0; only the
+  // members of the model's learner family non-empty) and within the limits above (scores bounded by
+  // kMaxAbsScore included). Loaders and save call it; O(nodes + learners x K + anchors x n_features).
   void validate() const;
 
   // Per-feature importance: sum over splits of gain * |step|_1 of the tree, normalised to sum 1
-  // (all zeros when the model has no split).
+  // (all zeros when the model has no split, and for similarity models, which have no splits).
   std::vector<double> feature_importances() const;
 };
 

@@ -1,4 +1,5 @@
-// Prediction on raw feature values (no binning needed): scores, classes, per-learner outputs, one row at a time.
+// Prediction on raw feature values (no binning needed): scores, classes, per-learner outputs, one row at a
+// time; for tree models and similarity models alike.
 #pragma once
 
 #include <cstddef>
@@ -52,13 +53,21 @@ class Predictor {
                std::uint32_t* n_learners = nullptr) const;
 
   // f_t(x) in {+1, -1} for the trees t in [first_tree, first_tree + n_trees) (clipped to the model) into
-  // out[row * n + t - first_tree], n the number of trees in that range (for staged prediction).
+  // out[row * n + t - first_tree], n the number of trees in that range (for staged prediction). Tree
+  // models only (InvalidArgument otherwise).
   template <typename T>
   void tree_outputs(MatrixView<T> X, std::int8_t* out, int n_threads = 0, std::size_t first_tree = 0,
                     std::size_t n_trees = kAllLearners) const;
 
-  // One row, its feature j at x[j * stride], on the calling thread and without allocating: scores[0..K)
-  // receives H(x). The caller checks that the row has model().n_features values.
+  // f_t(x) for the learners t in [first, first + n) (clipped) into out[row * n' + t - first], n' the number
+  // in that range, for either family: +-1 for trees, in [-1, 1] for similarities.
+  template <typename T>
+  void learner_outputs(MatrixView<T> X, double* out, int n_threads = 0, std::size_t first = 0,
+                       std::size_t n = kAllLearners) const;
+
+  // One row, its feature j at x[j * stride], on the calling thread: scores[0..K) receives H(x). Tree models
+  // allocate nothing; similarity models use two small scratch arrays. The caller checks that the row has
+  // model().n_features values.
   template <typename T>
   void decision_row(const T* x, std::ptrdiff_t stride, double* scores, std::size_t n_trees = kAllLearners) const;
 
@@ -73,21 +82,30 @@ class Predictor {
 };
 
 // Writes H(x) = a_0 + sum_{t < n_trees} f_t(x) a_t for every row into out[row * K + k], like
-// Predictor::decision_function (compiles the model for this call; keep a Predictor to predict repeatedly).
+// Predictor::decision_function (compiles the model for this call; keep a Predictor to predict repeatedly);
+// n_trees counts the model's learners, trees or similarities alike.
 // Rows are processed in parallel with n_threads (<= 0: all cores; at most 4 per core); the result does not
-// depend on it. Extra memory: at most a few times the model's own nodes (deep or lopsided trees are walked
-// node by node rather than flattened).
-// Throws InvalidArgument if X has the wrong number of columns.
+// depend on it, nor on the rows predicted beside a row. Extra memory: at most a few times the model's own
+// nodes (deep or lopsided trees are walked node by node rather than flattened).
+// Throws InvalidArgument if X has the wrong number of columns, or holds NaN for a similarity model
+// (similarities compare whole rows; a tree model routes NaN as learned).
 template <typename T>
 void decision_function(const Model& model, MatrixView<T> X, double* out, int n_threads,
                        std::size_t n_trees = kAllLearners);
 
 // Writes f_t(x) in {+1, -1} for the trees t in [first_tree, first_tree + n_trees) (clipped to the model)
 // into out[row * n + t - first_tree], n the number of trees in that range (for staged prediction and
-// cascades; a range bounds the memory of the output for models with many trees).
+// cascades; a range bounds the memory of the output for models with many trees). Tree models only.
 template <typename T>
 void tree_outputs(const Model& model, MatrixView<T> X, std::int8_t* out, int n_threads, std::size_t first_tree = 0,
                   std::size_t n_trees = std::numeric_limits<std::size_t>::max());
+
+// Writes f_t(x) for the learners t in [first, first + n) (clipped) into out[row * n' + t - first], n' the
+// number in that range: +-1 for trees, in [-1, 1] for similarities. H(x) = a_0 + sum_t f_t(x) a_t, summed
+// in t order, is decision_function's.
+template <typename T>
+void learner_outputs(const Model& model, MatrixView<T> X, double* out, int n_threads, std::size_t first = 0,
+                     std::size_t n = std::numeric_limits<std::size_t>::max());
 
 // Class index per row: H > 0 for binary losses (K = 1), argmax_k H_k (first on ties) for REBEL.
 void scores_to_classes(const Model& model, const double* scores, std::size_t n_rows, std::int32_t* out);

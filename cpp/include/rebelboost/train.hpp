@@ -34,10 +34,16 @@ struct SimilarityParams {
   // Two-point candidates visited per iteration (steps 4-6 of §5.4); 0: until every point of the other
   // binarized class has been removed.
   int max_candidates = 0;
+  // How features are scaled before distances: 0 = each by its own standard deviation (features in
+  // different units); 1 = all by one scale, the root mean square of the standard deviations (features in
+  // the same unit, e.g. pixels: rare pixels are not blown up). Each feature is centred on its mean.
+  int scaling = 0;
 };
 
 struct TrainParams {
   LossKind loss = LossKind::kAdaBoost;
+  LearnerKind learner = LearnerKind::kTree;  // kSimilarity needs the REBEL loss; the tree options below are then unused
+  SimilarityParams similarity;
   int n_estimators = 200;
   int max_depth = 1;              // 1..8
   int n_bins = 256;               // value bins + 1 missing bin, 3..256
@@ -90,6 +96,7 @@ struct IterationInfo {
   // Per eval set: its scores H after this iteration (n_rows x K, row-major). Valid during the callback
   // only; empty in TrainResult::history.
   std::vector<const double*> eval_scores;
+  int candidates = 0;                  // similarities: two-point candidates visited (steps 4-6 of §5.4)
 };
 
 // Called after every iteration; return false to stop training early (the iteration is kept).

@@ -1,18 +1,17 @@
-// The boosting loop: bin, then per iteration grow a tree, take the closed-form step, update the loss.
+// The boosting loop: per iteration, the learner family fits one weak learner on the loss's weights, the
+// step is shrunk and checked, and the family applies the learner to the loss and appends it to the model.
 #include <algorithm>
 #include <cmath>
 #include <memory>
-#include <numeric>
 #include <string>
 
 #include <unistd.h>
 
 #include "boost/eval_watch.hpp"
-#include "data/bin_mapper.hpp"
+#include "learner/family.hpp"
 #include "loss/loss.hpp"
 #include "rebelboost/error.hpp"
 #include "rebelboost/train.hpp"
-#include "tree/grower.hpp"
 #include "util/format.hpp"
 #include "util/parallel.hpp"
 
@@ -88,45 +87,6 @@ std::vector<double> checked_cost_matrix(const std::vector<double>& cost, std::si
   return cost;
 }
 
-// splitmix64: a portable, seedable stream (std:: distributions differ between standard libraries).
-std::uint64_t mix(std::uint64_t z) {
-  z += 0x9E3779B97F4A7C15ull;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-double unit(std::uint64_t z) { return static_cast<double>(mix(z) >> 11) * (1.0 / 9007199254740992.0); }
-
-// Marks the heaviest rows holding `fraction` of the total mass (ties at the cut all kept): quickselect.
-void trim_by_weight(const std::vector<double>& mass, double fraction, std::vector<std::uint8_t>& keep) {
-  double total = 0.0;
-  for (double m : mass) total += m;
-  std::vector<double> v(mass);
-  double need = fraction * total;
-  std::size_t lo = 0, hi = v.size();
-  double cut = 0.0;
-  while (lo < hi) {
-    const double pivot = v[lo + (hi - lo) / 2];
-    auto gt_end = std::partition(v.begin() + static_cast<std::ptrdiff_t>(lo), v.begin() + static_cast<std::ptrdiff_t>(hi),
-                                 [&](double x) { return x > pivot; });
-    auto eq_end = std::partition(gt_end, v.begin() + static_cast<std::ptrdiff_t>(hi), [&](double x) { return x == pivot; });
-    double gt = 0.0, eq = 0.0;
-    for (auto it = v.begin() + static_cast<std::ptrdiff_t>(lo); it != gt_end; ++it) gt += *it;
-    for (auto it = gt_end; it != eq_end; ++it) eq += *it;
-    if (gt >= need && gt_end - v.begin() > static_cast<std::ptrdiff_t>(lo)) {
-      hi = static_cast<std::size_t>(gt_end - v.begin());
-    } else if (gt + eq >= need) {
-      cut = pivot;
-      break;
-    } else {
-      need -= gt + eq;
-      lo = static_cast<std::size_t>(eq_end - v.begin());
-      cut = 0.0;
-    }
-  }
-  for (std::size_t i = 0; i < mass.size(); ++i) keep[i] = keep[i] && mass[i] >= cut;
-}
-
 // Sample weights multiplied by the power of two that brings the largest into [0.5, 1): exact for normal
 // numbers (the model does not change), and weights as small as 5e-324 or near 1e308 neither vanish nor
 // overflow inside any loss, so all three treat them alike. Weights are finite, >= 0, with a positive sum.
@@ -152,24 +112,24 @@ void check_rebel_memory(std::size_t n, std::size_t K) {
                           std::to_string(static_cast<long long>(memory / (1 << 30))) + " GiB of memory");
 }
 
-// Why tree t must not be added (empty if it may): its step after shrinkage is not finite or would let a
-// score exceed kMaxAbsScore (Model::validate would reject the model).
+// Why learner t must not be added (empty if it may): its step after shrinkage is not finite or would let
+// a score exceed kMaxAbsScore (Model::validate would reject the model).
 std::string step_overflow(const std::vector<double>& a, const std::vector<double>& score_bound, int t) {
   for (std::size_t k = 0; k < a.size(); ++k)
     if (!std::isfinite(a[k]) || !(score_bound[k] + std::fabs(a[k]) <= kMaxAbsScore))
-      return "the step of tree " + std::to_string(t) + " (" + util::format_number(a[k]) +
+      return "the step of learner " + std::to_string(t) + " (" + util::format_number(a[k]) +
              " for output " + std::to_string(k) + ") would let the scores exceed kMaxAbsScore = 1e300";
   return "";
 }
 
-// Why training diverged at tree t (empty if not): its training loss is not finite or rose. The step is
-// each loss's (smoothed) minimiser along the tree, so with learning_rate < 2 the loss never rises; a rise
-// means the shrunk step overshot.
-std::string loss_rise(double before, double after, int t) {
+// Why training diverged at learner t (empty if not): its training loss is not finite, or rose although the
+// step is the loss's (smoothed) minimiser along the learner (Step::minimises): with learning_rate < 2 the
+// loss then never rises (it is convex along the step), so a rise means the shrunk step overshot.
+std::string loss_rise(double before, double after, int t, bool step_minimises) {
   if (!std::isfinite(after))
-    return "the training loss became " + util::format_number(after) + " at tree " + std::to_string(t);
-  if (after > before * (1.0 + 1e-9))
-    return "the training loss rose from " + util::format_number(before) + " to " + util::format_number(after) + " at tree " +
+    return "the training loss became " + util::format_number(after) + " at iteration " + std::to_string(t);
+  if (step_minimises && after > before * (1.0 + 1e-9))
+    return "the training loss rose from " + util::format_number(before) + " to " + util::format_number(after) + " at iteration " +
            std::to_string(t);
   return "";
 }
@@ -207,12 +167,15 @@ std::unique_ptr<loss::Loss> make_training_loss(const TrainParams& params, const 
 void check_init_model(const Model& init, const Model& fresh, const TrainParams& params) {
   if (init.loss != fresh.loss || init.n_features != fresh.n_features || init.n_outputs != fresh.n_outputs)
     throw InvalidArgument("warm start: the model to continue was trained with another loss, feature count or class count");
+  if (init.learner != fresh.learner)
+    throw InvalidArgument(std::string("warm start: the model to continue has ") + learner_name(init.learner) +
+                          " learners, this training " + learner_name(fresh.learner) + " learners");
   if (init.bias != fresh.bias)
     throw InvalidArgument("warm start: the model to continue starts from another bias, so it was trained on other "
                           "labels or sample weights; train it again on this data");
-  if (init.trees.size() > static_cast<std::size_t>(std::max(params.n_estimators, 0)))
+  if (init.n_learners() > static_cast<std::size_t>(std::max(params.n_estimators, 0)))
     throw InvalidArgument("warm start: n_estimators=" + std::to_string(params.n_estimators) + " is less than the " +
-                          std::to_string(init.trees.size()) + " trees of the model to continue");
+                          std::to_string(init.n_learners()) + " learners of the model to continue");
 }
 
 }  // namespace
@@ -272,25 +235,39 @@ TrainResult train(MatrixView<T> X, const std::int32_t* y, const double* sample_w
   std::unique_ptr<loss::Loss> loss = make_loss(y, sample_weight, n);
   const auto stopped = [&] { return options.stop != nullptr && options.stop->load(std::memory_order_relaxed); };
 
+  const learner::TrainingRows training_rows{rows, class_begin, original_weight};
+  std::unique_ptr<learner::Family<T>> family;
+  switch (params.learner) {
+    case LearnerKind::kTree:
+      family = learner::make_tree_family(X, params, training_rows, n_threads);
+      break;
+    case LearnerKind::kSimilarity:
+      family = learner::make_similarity_family(X, params, training_rows, n_classes, n_threads);
+      break;
+    default:
+      throw InvalidArgument("unknown learner kind " + std::to_string(static_cast<std::uint32_t>(params.learner)));
+  }
+  family->set_stop_flag(options.stop);
+
   TrainResult result;
   Model& model = result.model;
   model.loss = params.loss;
   model.n_features = static_cast<std::uint32_t>(X.n_cols);
   model.n_outputs = static_cast<std::uint32_t>(loss->n_outputs());
+  family->init_model(model);
   model.bias = loss->init_bias();
   result.stop_reason = "n_estimators";
   std::vector<double> score_bound(model.bias.size());  // |bias_k| + sum_t |step_tk| (Model::validate's bound)
   for (std::size_t k = 0; k < score_bound.size(); ++k) score_bound[k] = std::fabs(model.bias[k]);
   if (options.init_model) check_init_model(*options.init_model, model, params);
-  boost::EvalWatch<T> watch(options.eval_sets, model.bias, X.n_cols, n_classes, make_loss, n_threads);
+  boost::EvalWatch<T> watch(options.eval_sets, model.bias, X.n_cols, n_classes, make_loss, *family);
 
-  // Every kept tree, replayed or new, ends its iteration here (the loss already updated); false: stop,
+  // Every kept learner, replayed or new, ends its iteration here (the loss already updated); false: stop,
   // with stop_reason set.
-  const auto finish = [&](Tree tree, IterationInfo info, bool perfect_fit) {
-    info.tree_depth = tree.depth();
-    for (std::size_t k = 0; k < score_bound.size(); ++k) score_bound[k] += std::fabs(tree.step[k]);
-    watch.add(tree, info);
-    model.trees.push_back(std::move(tree));
+  const auto finish = [&](const std::vector<double>& a, IterationInfo info, bool perfect_fit) {
+    family->append(model, a, info);
+    for (std::size_t k = 0; k < score_bound.size(); ++k) score_bound[k] += std::fabs(a[k]);
+    watch.add(*family, model, model.n_learners() - 1, info);
     const bool go_on = !options.callback || options.callback(info);
     info.eval_scores.clear();
     result.history.push_back(std::move(info));
@@ -303,110 +280,50 @@ TrainResult train(MatrixView<T> X, const std::int32_t* y, const double* sample_w
     return stopped();
   };
 
-  // Warm start: each stored tree's outputs on the training rows and its stored step bring the loss to the
-  // state it had after that iteration, exactly (the same f, step sums and update as when it was grown).
+  // Warm start: each stored learner's outputs on the training rows and its stored step bring the loss to
+  // the state it had after that iteration, exactly (the same f, step sums and update as when it was fitted).
   int start = 0;
   if (options.init_model) {
-    std::vector<std::int8_t> f(n);
-    for (const Tree& tree : options.init_model->trees) {
+    const Model& init = *options.init_model;
+    for (std::size_t t = 0; t < init.n_learners(); ++t) {
       if (interrupted()) return result;
-      boost::tree_outputs_on_rows(tree, X, rows.empty() ? nullptr : rows.data(), n, f.data(), n_threads);
-      const loss::Loss::Step step = loss->step(f.data());
-      loss->update(f.data(), tree.step, step);
+      const loss::Loss::Step step = family->replay(*loss, init, t);
+      family->apply(*loss, init.step(t), step);
       IterationInfo info;
       info.iteration = start++;
       info.weighted_error = step.weighted_error;
       info.train_loss = loss->value();
       info.replayed = true;
-      if (!finish(tree, std::move(info), step.perfect_fit)) return result;
+      if (!finish(init.step(t), std::move(info), step.perfect_fit)) return result;
     }
   }
 
-  if (interrupted()) return result;
-  data::BinMapper bins(params.n_bins, params.bin_subsample, params.bin_seed);
-  bins.fit(X, n_threads, original_weight);
-  if (interrupted()) return result;
-  const data::BinnedMatrix binned = bins.transform(X, n_threads, rows.empty() ? nullptr : rows.data());
-
-  if (params.quick < 0 || params.quick > 2) throw InvalidArgument("quick must be 0 (off), 1 (on) or 2 (auto)");
-  if (!(params.quick_eta > 0.0 && params.quick_eta <= 1.0)) throw InvalidArgument("quick_eta must be in (0, 1]");
-  if (params.quick_chunks < 1) throw InvalidArgument("quick_chunks must be >= 1");
-  const tree::QuickMode quick = params.quick == 0 ? tree::QuickMode::kOff
-                                : params.quick == 1 ? tree::QuickMode::kOn : tree::QuickMode::kAuto;
-  if (params.criterion < 0 || params.criterion > 1) throw InvalidArgument("criterion must be 0 (loss) or 1 (gini)");
-  const tree::Criterion criterion = params.criterion == 1 ? tree::Criterion::kGini : tree::Criterion::kLoss;
-  tree::TreeGrower grower(binned, bins, n_threads, class_begin, quick, {params.quick_eta, params.quick_chunks},
-                          criterion);
-  grower.set_stop_flag(options.stop);
-  for (const double v : {params.weight_trim, params.subsample, params.feature_fraction})
-    if (!(v > 0.0 && v <= 1.0))
-      throw InvalidArgument("weight_trim, subsample and feature_fraction must be in (0, 1], got " + std::to_string(v));
-  const bool sample_rows = params.weight_trim < 1.0 || params.subsample < 1.0;
-  const bool sample_features = params.feature_fraction < 1.0;
-  std::vector<std::uint8_t> active_rows(sample_rows ? n : 0), active_features(sample_features ? X.n_cols : 0);
-  std::vector<double> mass(params.weight_trim < 1.0 ? n : 0);
-  std::vector<std::size_t> feature_pool(X.n_cols);
   for (int t = start; t < params.n_estimators; ++t) {
     if (interrupted()) break;
-    const auto stream = mix(static_cast<std::uint64_t>(params.seed)) ^ mix(static_cast<std::uint64_t>(t) + 0x51ED);
-    if (sample_rows) {
-      std::fill(active_rows.begin(), active_rows.end(), 1);
-      // Rows are visited in training order; `rows` maps back to X's rows, so the draw is per original row.
-      if (params.subsample < 1.0)
-        for (std::size_t i = 0; i < n; ++i)
-          active_rows[i] = unit(stream ^ mix((rows.empty() ? i : rows[i]) + 1)) < params.subsample;
-      if (params.weight_trim < 1.0) {
-        loss->sample_mass(mass.data());
-        trim_by_weight(mass, params.weight_trim, active_rows);
-      }
-    }
-    if (sample_features) {
-      // Exactly round(fraction * d) features (at least 1): a seeded partial Fisher-Yates shuffle.
-      const std::size_t d = X.n_cols;
-      const std::size_t k = std::max<std::size_t>(1, static_cast<std::size_t>(std::lround(params.feature_fraction * static_cast<double>(d))));
-      std::iota(feature_pool.begin(), feature_pool.end(), std::size_t{0});
-      std::fill(active_features.begin(), active_features.end(), 0);
-      for (std::size_t j = 0; j < k; ++j) {
-        const std::size_t pick = j + static_cast<std::size_t>(unit(stream + 0xFEA7 + j) * static_cast<double>(d - j));
-        std::swap(feature_pool[j], feature_pool[std::min(pick, d - 1)]);
-        active_features[feature_pool[j]] = 1;
-      }
-    }
-    tree::GrowResult grown = grower.grow(*loss, params.max_depth, sample_rows ? active_rows.data() : nullptr,
-                                         sample_features ? active_features.data() : nullptr);
-    if (interrupted()) break;  // the tree may be unfinished: dropped
-    const std::int8_t* f = grown.outputs.data();
-    loss::Loss::Step step = loss->step(f);
+    IterationInfo info;
+    info.iteration = t;
+    const loss::Loss::Step step = family->fit(*loss, t, info);
+    if (interrupted()) break;  // the learner may be unfinished: dropped
     if (!step.has_edge) {
       result.stop_reason = "no_edge";
       break;
     }
-    IterationInfo info;
-    info.iteration = t;
-    info.weighted_error = step.weighted_error;
-    info.bin_accumulations = grown.bin_accumulations;
-    info.quick_nodes = grown.quick_nodes;
-    info.full_nodes = grown.full_nodes;
-    info.features_pruned = grown.features_pruned;
-    info.heavy_rebuilds = grown.heavy_rebuilds;
-    info.mass90_fraction = grown.mass90_fraction;
     std::vector<double> a = step.step;
     for (double& v : a) v *= params.learning_rate;
     std::string diverged = step_overflow(a, score_bound, t);
     if (diverged.empty()) {
       const double before = loss->value();
-      loss->update(f, a, step);
+      family->apply(*loss, a, step);
       info.train_loss = loss->value();
-      diverged = loss_rise(before, info.train_loss, t);
+      diverged = loss_rise(before, info.train_loss, t, step.minimises);
     }
-    if (!diverged.empty()) {  // the loss's state is spoilt; the model stays as it was before tree t
+    if (!diverged.empty()) {  // the loss's state is spoilt; the model stays as it was before learner t
       result.stop_reason = "diverged";
       result.stop_message = diverged + " with learning_rate " + util::format_number(params.learning_rate) +
-                            "; training stopped and kept the " + std::to_string(t) + " trees before it";
+                            "; training stopped and kept the " + std::to_string(t) + " learners before it";
       break;
     }
-    grown.tree.step = a;
-    if (!finish(std::move(grown.tree), std::move(info), step.perfect_fit)) break;
+    if (!finish(a, std::move(info), step.perfect_fit)) break;
   }
   return result;
 }

@@ -1,4 +1,4 @@
-// Eval sets: one tree's outputs per row (OpenMP over row blocks), scores += f * step, loss updated.
+// Eval sets: one learner's outputs per row (through its family), scores += f * step, loss updated.
 #include "boost/eval_watch.hpp"
 
 #include <algorithm>
@@ -6,13 +6,10 @@
 #include <string>
 
 #include "rebelboost/error.hpp"
-#include "util/parallel.hpp"
 
 namespace rebelboost::boost {
 
 namespace {
-
-constexpr std::size_t kRowBlock = 4096;
 
 void check_labels_and_weights(std::size_t set, std::size_t n_rows, const std::int32_t* y, const double* w,
                               std::size_t n_classes) {
@@ -35,30 +32,17 @@ void check_labels_and_weights(std::size_t set, std::size_t n_rows, const std::in
 }  // namespace
 
 template <typename T>
-void tree_outputs_on_rows(const Tree& tree, const MatrixView<T>& X, const std::size_t* rows, std::size_t n,
-                          std::int8_t* out, int n_threads) {
-  const auto n_blocks = static_cast<std::ptrdiff_t>((n + kRowBlock - 1) / kRowBlock);
-  util::parallel_for(n_blocks, n_blocks > 1 ? n_threads : 1, [&](std::ptrdiff_t b) {
-    const std::size_t begin = static_cast<std::size_t>(b) * kRowBlock;
-    const std::size_t end = std::min(n, begin + kRowBlock);
-    for (std::size_t i = begin; i < end; ++i) {
-      const std::size_t row = rows ? rows[i] : i;
-      out[i] = static_cast<std::int8_t>(tree.output(X.data + static_cast<std::ptrdiff_t>(row) * X.row_stride, X.col_stride));
-    }
-  });
-}
-
-template <typename T>
 EvalWatch<T>::EvalWatch(const std::vector<EvalSet<T>>& sets, const std::vector<double>& bias, std::size_t n_features,
-                        std::size_t n_classes, const LossMaker& make_loss, int n_threads)
-    : n_outputs_(bias.size()), n_threads_(n_threads) {
+                        std::size_t n_classes, const LossMaker& make_loss, const learner::Family<T>& family)
+    : n_outputs_(bias.size()) {
   for (std::size_t e = 0; e < sets.size(); ++e) {
     const EvalSet<T>& set = sets[e];
     if (set.X.n_cols != n_features)
       throw InvalidArgument("eval set " + std::to_string(e) + " has " + std::to_string(set.X.n_cols) +
                             " features; the training data has " + std::to_string(n_features));
     check_labels_and_weights(e, set.X.n_rows, set.y, set.sample_weight, n_classes);
-    Watched w{set.X, make_loss(set.y, set.sample_weight, set.X.n_rows), {}, std::vector<std::int8_t>(set.X.n_rows)};
+    family.check_rows(set.X, "eval set " + std::to_string(e));
+    Watched w{set.X, make_loss(set.y, set.sample_weight, set.X.n_rows), {}};
     w.loss->start_at(bias);
     w.scores.resize(set.X.n_rows * n_outputs_);
     for (std::size_t i = 0; i < set.X.n_rows; ++i) std::copy(bias.begin(), bias.end(), w.scores.begin() + static_cast<std::ptrdiff_t>(i * n_outputs_));
@@ -67,24 +51,16 @@ EvalWatch<T>::EvalWatch(const std::vector<EvalSet<T>>& sets, const std::vector<d
 }
 
 template <typename T>
-void EvalWatch<T>::add(const Tree& tree, IterationInfo& info) {
+void EvalWatch<T>::add(learner::Family<T>& family, const Model& model, std::size_t t, IterationInfo& info) {
   info.eval_loss.clear();
   info.eval_scores.clear();
   for (Watched& w : sets_) {
-    const std::size_t n = w.X.n_rows;
-    tree_outputs_on_rows(tree, w.X, nullptr, n, w.f.data(), n_threads_);
-    for (std::size_t i = 0; i < n; ++i)
-      for (std::size_t k = 0; k < n_outputs_; ++k) w.scores[i * n_outputs_ + k] += w.f[i] * tree.step[k];
-    w.loss->update(w.f.data(), tree.step, w.loss->step(w.f.data()));
+    family.advance(model, t, w.X, *w.loss, w.scores.data());
     info.eval_loss.push_back(w.loss->value());
     info.eval_scores.push_back(w.scores.data());
   }
 }
 
-template void tree_outputs_on_rows<float>(const Tree&, const MatrixView<float>&, const std::size_t*, std::size_t,
-                                          std::int8_t*, int);
-template void tree_outputs_on_rows<double>(const Tree&, const MatrixView<double>&, const std::size_t*, std::size_t,
-                                           std::int8_t*, int);
 template class EvalWatch<float>;
 template class EvalWatch<double>;
 

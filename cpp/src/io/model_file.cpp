@@ -1,10 +1,16 @@
 // The model file (layout in rebelboost/io.hpp). Payload, all little-endian:
-//   u32 loss, u32 n_features, u32 n_outputs (K), u32 reserved
+//   u32 loss, u32 n_features (d), u32 n_outputs (K), u32 learner family (version 1: reserved, 0 = trees)
 //   f64[K] bias
 //   u64 metadata length M, M bytes of metadata
-//   u64 number of trees T, then T times:
-//     u32 number of nodes, f64[K] step, then per node 32 bytes:
-//       i32 feature, u8 nan_left, i8 value, u16 zero, u32 left, u32 right, f64 threshold, f64 gain
+//   trees (family 0):
+//     u64 number of trees T, then T times:
+//       u32 number of nodes, f64[K] step, then per node 32 bytes:
+//         i32 feature, u8 nan_left, i8 value, u16 zero, u32 left, u32 right, f64 threshold, f64 gain
+//   similarities (family 1, version >= 2):
+//     f64[d] feature mean, f64[d] feature scale
+//     u64 number of anchors A, then A times: u64 training row, f64[d] standardised coordinates
+//     u64 number of learners T, then T times: u32 kind, u32 anchor_i, u32 anchor_j, u32 zero, f64 tau, f64[K] step
+// Version 1 files (trees only) still load.
 #include <cerrno>
 #include <cstring>
 #include <string>
@@ -24,6 +30,7 @@ namespace {
 constexpr char kMagic[8] = {'R', 'B', 'L', 'B', 'O', 'O', 'S', 'T'};
 constexpr std::size_t kHeaderSize = 24;
 constexpr std::size_t kNodeSize = 32;
+constexpr std::size_t kSimilaritySize = 24;  // without its step
 
 std::uint64_t fnv1a(const unsigned char* data, std::size_t n) {
   std::uint64_t h = 14695981039346656037ull;
@@ -90,16 +97,9 @@ class Reader {
 
 }  // namespace
 
-std::string serialize(const Model& model) {
-  model.validate();
-  Writer p;
-  p.put<std::uint32_t>(static_cast<std::uint32_t>(model.loss));
-  p.put<std::uint32_t>(model.n_features);
-  p.put<std::uint32_t>(model.n_outputs);
-  p.put<std::uint32_t>(0);
-  for (double v : model.bias) p.put<double>(v);
-  p.put<std::uint64_t>(model.metadata.size());
-  p.bytes(model.metadata);
+namespace {
+
+void write_trees(Writer& p, const Model& model) {
   p.put<std::uint64_t>(model.trees.size());
   for (const Tree& tree : model.trees) {
     p.put<std::uint32_t>(static_cast<std::uint32_t>(tree.nodes.size()));
@@ -115,58 +115,29 @@ std::string serialize(const Model& model) {
       p.put<double>(n.gain);
     }
   }
-  const std::string& payload = p.str();
-  Writer file;
-  file.bytes(std::string(kMagic, sizeof(kMagic)));
-  file.put<std::uint32_t>(kFormatVersion);
-  file.put<std::uint32_t>(0);
-  file.put<std::uint64_t>(payload.size());
-  file.bytes(payload);
-  file.put<std::uint64_t>(fnv1a(reinterpret_cast<const unsigned char*>(payload.data()), payload.size()));
-  return std::move(file.str());
 }
 
-Model deserialize(const void* data, std::size_t size) {
-  const auto* bytes = static_cast<const unsigned char*>(data);
-  if (size < sizeof(kMagic) || std::memcmp(bytes, kMagic, sizeof(kMagic)) != 0)
-    throw ModelFileError("not a rebelboost model file (bad magic bytes)");
-  if (size < kHeaderSize + 8) throw ModelFileError("truncated model file: header incomplete");
-  Reader header(bytes + sizeof(kMagic), kHeaderSize - sizeof(kMagic));
-  const auto version = header.get<std::uint32_t>("header");
-  if (version != kFormatVersion)
-    throw ModelFileError("unsupported model file format version " + std::to_string(version) + " (this build reads version " +
-                         std::to_string(kFormatVersion) + ")");
-  if (header.get<std::uint32_t>("header") != 0) throw ModelFileError("corrupt model file: non-zero reserved header field");
-  const auto payload_size = header.get<std::uint64_t>("header");
-  if (payload_size != size - kHeaderSize - 8) {
-    if (payload_size > size - kHeaderSize - 8)
-      throw ModelFileError("truncated model file: header announces " + std::to_string(payload_size) +
-                           " payload bytes, file holds " + std::to_string(size - kHeaderSize - 8));
-    throw ModelFileError("corrupt model file: " + std::to_string(size - kHeaderSize - 8 - payload_size) +
-                         " unexpected trailing bytes");
+void write_similarities(Writer& p, const Model& model) {
+  for (double v : model.feature_mean) p.put<double>(v);
+  for (double v : model.feature_scale) p.put<double>(v);
+  const std::size_t d = model.n_features;
+  p.put<std::uint64_t>(model.anchor_rows.size());
+  for (std::size_t a = 0; a < model.anchor_rows.size(); ++a) {
+    p.put<std::uint64_t>(model.anchor_rows[a]);
+    for (std::size_t c = 0; c < d; ++c) p.put<double>(model.anchors[a * d + c]);
   }
-  const unsigned char* payload = bytes + kHeaderSize;
-  Reader trailer(payload + payload_size, 8);
-  if (trailer.get<std::uint64_t>("checksum") != fnv1a(payload, payload_size))
-    throw ModelFileError("corrupt model file: checksum mismatch");
+  p.put<std::uint64_t>(model.similarities.size());
+  for (const Similarity& s : model.similarities) {
+    p.put<std::uint32_t>(static_cast<std::uint32_t>(s.kind));
+    p.put<std::uint32_t>(s.anchor_i);
+    p.put<std::uint32_t>(s.anchor_j);
+    p.put<std::uint32_t>(0);
+    p.put<double>(s.tau);
+    for (double v : s.step) p.put<double>(v);
+  }
+}
 
-  Reader r(payload, payload_size);
-  Model m;
-  const auto loss = r.get<std::uint32_t>("header fields");
-  m.loss = static_cast<LossKind>(loss);
-  m.n_features = r.get<std::uint32_t>("header fields");
-  m.n_outputs = r.get<std::uint32_t>("header fields");
-  if (r.get<std::uint32_t>("header fields") != 0) throw ModelFileError("corrupt model file: non-zero reserved field");
-  if (m.n_outputs == 0) throw ModelFileError("corrupt model file: 0 outputs");
-  if (m.n_outputs > kMaxClasses)  // checked before the per-tree step vectors are allocated
-    throw ModelFileError("corrupt model file: " + std::to_string(m.n_outputs) +
-                         " outputs, more than the limit kMaxClasses = " + std::to_string(kMaxClasses));
-  r.need_records(m.n_outputs, 8, "bias");
-  m.bias.resize(m.n_outputs);
-  for (double& v : m.bias) v = r.get<double>("bias");
-  const auto meta_len = r.get<std::uint64_t>("metadata length");
-  r.need_records(meta_len, 1, "metadata byte");
-  m.metadata = r.bytes(static_cast<std::size_t>(meta_len), "metadata");
+void read_trees(Reader& r, Model& m) {
   const auto n_trees = r.get<std::uint64_t>("tree count");
   const std::size_t min_tree = 4 + 8 * static_cast<std::size_t>(m.n_outputs) + kNodeSize;
   r.need_records(n_trees, min_tree, "tree");
@@ -191,7 +162,116 @@ Model deserialize(const void* data, std::size_t size) {
       n.gain = r.get<double>("node");
     }
   }
-  if (r.remaining() != 0) throw ModelFileError("corrupt model file: unexpected bytes after the last tree");
+}
+
+void read_similarities(Reader& r, Model& m) {
+  const std::size_t d = m.n_features;
+  r.need_records(2 * static_cast<std::uint64_t>(d), 8, "standardisation");
+  m.feature_mean.resize(d);
+  m.feature_scale.resize(d);
+  for (double& v : m.feature_mean) v = r.get<double>("feature mean");
+  for (double& v : m.feature_scale) v = r.get<double>("feature scale");
+  const auto n_anchors = r.get<std::uint64_t>("anchor count");
+  r.need_records(n_anchors, 8 + 8 * d, "anchor");
+  m.anchor_rows.resize(static_cast<std::size_t>(n_anchors));
+  m.anchors.resize(static_cast<std::size_t>(n_anchors) * d);
+  for (std::size_t a = 0; a < m.anchor_rows.size(); ++a) {
+    m.anchor_rows[a] = r.get<std::uint64_t>("anchor");
+    for (std::size_t c = 0; c < d; ++c) m.anchors[a * d + c] = r.get<double>("anchor");
+  }
+  const auto n_learners = r.get<std::uint64_t>("similarity count");
+  r.need_records(n_learners, kSimilaritySize + 8 * static_cast<std::size_t>(m.n_outputs), "similarity");
+  m.similarities.resize(static_cast<std::size_t>(n_learners));
+  for (Similarity& s : m.similarities) {
+    s.kind = static_cast<Similarity::Kind>(r.get<std::uint32_t>("similarity"));
+    s.anchor_i = r.get<std::uint32_t>("similarity");
+    s.anchor_j = r.get<std::uint32_t>("similarity");
+    if (r.get<std::uint32_t>("similarity") != 0) throw ModelFileError("corrupt model file: non-zero padding in a similarity");
+    s.tau = r.get<double>("similarity");
+    s.step.resize(m.n_outputs);
+    for (double& v : s.step) v = r.get<double>("step");
+  }
+}
+
+}  // namespace
+
+std::string serialize(const Model& model) {
+  model.validate();
+  Writer p;
+  p.put<std::uint32_t>(static_cast<std::uint32_t>(model.loss));
+  p.put<std::uint32_t>(model.n_features);
+  p.put<std::uint32_t>(model.n_outputs);
+  p.put<std::uint32_t>(static_cast<std::uint32_t>(model.learner));
+  for (double v : model.bias) p.put<double>(v);
+  p.put<std::uint64_t>(model.metadata.size());
+  p.bytes(model.metadata);
+  if (model.learner == LearnerKind::kTree)
+    write_trees(p, model);
+  else
+    write_similarities(p, model);
+  const std::string& payload = p.str();
+  Writer file;
+  file.bytes(std::string(kMagic, sizeof(kMagic)));
+  file.put<std::uint32_t>(kFormatVersion);
+  file.put<std::uint32_t>(0);
+  file.put<std::uint64_t>(payload.size());
+  file.bytes(payload);
+  file.put<std::uint64_t>(fnv1a(reinterpret_cast<const unsigned char*>(payload.data()), payload.size()));
+  return std::move(file.str());
+}
+
+Model deserialize(const void* data, std::size_t size) {
+  const auto* bytes = static_cast<const unsigned char*>(data);
+  if (size < sizeof(kMagic) || std::memcmp(bytes, kMagic, sizeof(kMagic)) != 0)
+    throw ModelFileError("not a rebelboost model file (bad magic bytes)");
+  if (size < kHeaderSize + 8) throw ModelFileError("truncated model file: header incomplete");
+  Reader header(bytes + sizeof(kMagic), kHeaderSize - sizeof(kMagic));
+  const auto version = header.get<std::uint32_t>("header");
+  if (version < 1 || version > kFormatVersion)
+    throw ModelFileError("unsupported model file format version " + std::to_string(version) +
+                         " (this build reads versions 1 to " + std::to_string(kFormatVersion) + ")");
+  if (header.get<std::uint32_t>("header") != 0) throw ModelFileError("corrupt model file: non-zero reserved header field");
+  const auto payload_size = header.get<std::uint64_t>("header");
+  if (payload_size != size - kHeaderSize - 8) {
+    if (payload_size > size - kHeaderSize - 8)
+      throw ModelFileError("truncated model file: header announces " + std::to_string(payload_size) +
+                           " payload bytes, file holds " + std::to_string(size - kHeaderSize - 8));
+    throw ModelFileError("corrupt model file: " + std::to_string(size - kHeaderSize - 8 - payload_size) +
+                         " unexpected trailing bytes");
+  }
+  const unsigned char* payload = bytes + kHeaderSize;
+  Reader trailer(payload + payload_size, 8);
+  if (trailer.get<std::uint64_t>("checksum") != fnv1a(payload, payload_size))
+    throw ModelFileError("corrupt model file: checksum mismatch");
+
+  Reader r(payload, payload_size);
+  Model m;
+  const auto loss = r.get<std::uint32_t>("header fields");
+  m.loss = static_cast<LossKind>(loss);
+  m.n_features = r.get<std::uint32_t>("header fields");
+  m.n_outputs = r.get<std::uint32_t>("header fields");
+  const auto learner = r.get<std::uint32_t>("header fields");
+  if (version == 1 && learner != 0) throw ModelFileError("corrupt model file: non-zero reserved field");
+  if (learner > static_cast<std::uint32_t>(LearnerKind::kSimilarity))
+    throw ModelFileError("corrupt model file: unknown learner family " + std::to_string(learner));
+  m.learner = static_cast<LearnerKind>(learner);
+  if (m.n_outputs == 0) throw ModelFileError("corrupt model file: 0 outputs");
+  if (m.n_outputs > kMaxClasses)  // checked before the per-learner step vectors are allocated
+    throw ModelFileError("corrupt model file: " + std::to_string(m.n_outputs) +
+                         " outputs, more than the limit kMaxClasses = " + std::to_string(kMaxClasses));
+  r.need_records(m.n_outputs, 8, "bias");
+  m.bias.resize(m.n_outputs);
+  for (double& v : m.bias) v = r.get<double>("bias");
+  const auto meta_len = r.get<std::uint64_t>("metadata length");
+  r.need_records(meta_len, 1, "metadata byte");
+  m.metadata = r.bytes(static_cast<std::size_t>(meta_len), "metadata");
+  if (m.learner == LearnerKind::kTree)
+    read_trees(r, m);
+  else
+    read_similarities(r, m);
+  if (r.remaining() != 0)
+    throw ModelFileError(std::string("corrupt model file: unexpected bytes after the last ") +
+                         (m.learner == LearnerKind::kTree ? "tree" : "similarity"));
   m.validate();
   return m;
 }

@@ -20,7 +20,9 @@ using RowMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::R
 }  // namespace
 
 PointSet::PointSet(std::vector<double> points, std::size_t n, std::size_t d, int n_threads)
-    : points_(std::move(points)), n_(n), d_(d), n_threads_(n_threads), norms_(n), group_(n) {
+    : points_(std::move(points)), n_(n), d_(d), n_threads_(n_threads),
+      block_rows_(std::clamp<std::size_t>((std::size_t{1} << 15) / std::max<std::size_t>(d, 1), 64, 2048)),
+      norms_(n), group_(n) {
   const std::vector<double> origin(d_, 0.0);
   for (std::size_t m = 0; m < n_; ++m) norms_[m] = similarity::squared_distance(point(m), origin.data(), d_);
   // Coincident points: sort indices by their coordinates (lexicographic, index on ties), then equal runs
@@ -44,21 +46,40 @@ PointSet::PointSet(std::vector<double> points, std::size_t n, std::size_t d, int
   }
 }
 
-void PointSet::squared_distances(std::size_t j, double* out) const {
-  const Eigen::Map<const RowMatrix> X(points_.data(), static_cast<Eigen::Index>(n_), static_cast<Eigen::Index>(d_));
-  const Eigen::Map<const Eigen::VectorXd> xj(point(j), static_cast<Eigen::Index>(d_));
-  const auto n_blocks = static_cast<std::ptrdiff_t>((n_ + kBlock - 1) / kBlock);
-  const int threads = n_ * d_ >= (std::size_t{1} << 17) ? n_threads_ : 1;
-  util::parallel_for(n_blocks, threads, [&](std::ptrdiff_t b) {
-    const auto begin = static_cast<Eigen::Index>(static_cast<std::size_t>(b) * kBlock);
-    const auto len = std::min<Eigen::Index>(static_cast<Eigen::Index>(kBlock), static_cast<Eigen::Index>(n_) - begin);
-    Eigen::Map<Eigen::VectorXd> o(out + begin, len);
-    o.noalias() = X.middleRows(begin, len) * xj;  // <x_m, x_j>
-    for (Eigen::Index r = 0; r < len; ++r) {
-      const auto m = static_cast<std::size_t>(begin + r);
-      const double v = norms_[m] + norms_[j] - 2.0 * o[r];
-      o[r] = group_[m] == group_[j] ? 0.0 : std::max(0.0, v);
+PointSet::Probes PointSet::probes(const std::uint32_t* index, std::size_t count) const {
+  Probes p;
+  p.index.assign(index, index + count);
+  p.coordinates.resize(count * d_);
+  for (std::size_t b = 0; b < count; ++b) std::copy(point(index[b]), point(index[b]) + d_, &p.coordinates[b * d_]);
+  return p;
+}
+
+void PointSet::squared_distances(const Probes& probes, std::size_t begin, std::size_t end, double* out,
+                                 std::size_t ld) const {
+  const auto d = static_cast<Eigen::Index>(d_);
+  const auto count = static_cast<Eigen::Index>(probes.index.size());
+  const auto rows = static_cast<Eigen::Index>(end - begin);
+  const Eigen::Map<const RowMatrix> X(point(begin), rows, d);
+  const Eigen::Map<const RowMatrix> P(probes.coordinates.data(), count, d);
+  Eigen::Map<Eigen::MatrixXd, 0, Eigen::OuterStride<>> o(out, rows, count, Eigen::OuterStride<>(static_cast<Eigen::Index>(ld)));
+  for (Eigen::Index b = 0; b < count; ++b) {
+    o.col(b).noalias() = X * P.row(b).transpose();  // <x_m, probe_b>
+    const std::uint32_t j = probes.index[static_cast<std::size_t>(b)];
+    for (Eigen::Index r = 0; r < rows; ++r) {
+      const std::size_t m = begin + static_cast<std::size_t>(r);
+      const double v = norms_[m] + norms_[j] - 2.0 * o(r, b);
+      o(r, b) = group_[m] == group_[j] ? 0.0 : std::max(0.0, v);
     }
+  }
+}
+
+void PointSet::squared_distances(std::size_t j, double* out) const {
+  const std::uint32_t index = static_cast<std::uint32_t>(j);
+  const Probes one = probes(&index, 1);
+  const int threads = n_ * d_ >= (std::size_t{1} << 18) ? n_threads_ : 1;
+  util::parallel_for(n_blocks(), threads, [&](std::ptrdiff_t b) {
+    const std::size_t begin = static_cast<std::size_t>(b) * block_rows_;
+    squared_distances(one, begin, std::min(n_, begin + block_rows_), out + begin, n_);
   });
 }
 

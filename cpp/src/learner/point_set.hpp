@@ -18,10 +18,27 @@ class PointSet {
   std::size_t dim() const { return d_; }
   const double* point(std::size_t i) const { return points_.data() + i * d_; }
 
-  // out[m] = ||x_j - x_m||^2 for every point m, as ||x_j||^2 + ||x_m||^2 - 2 <x_j, x_m> (Eigen, fixed
-  // blocks of kBlock rows over OpenMP threads, so the bits never depend on the thread count), clamped
-  // at 0, and exactly 0 for the points coincident with x_j. O(n d).
+  // Points to measure distances to, gathered once (row-major count x d).
+  struct Probes {
+    std::vector<std::uint32_t> index;
+    std::vector<double> coordinates;
+  };
+  Probes probes(const std::uint32_t* index, std::size_t count) const;
+
+  // out[b * ld + (m - begin)] = ||x_m - probe_b||^2 for the rows m in [begin, end), as ||x_m||^2 +
+  // ||probe_b||^2 - 2 <x_m, probe_b> (an Eigen matrix-vector product per probe, so a value does not
+  // depend on the other probes), clamped at 0, and exactly 0 for the points coincident with the probe.
+  // One thread. Callers split rows into the fixed blocks of block_rows(), so a value never depends on
+  // the thread count either. O((end - begin) d count).
+  void squared_distances(const Probes& probes, std::size_t begin, std::size_t end, double* out, std::size_t ld) const;
+
+  // out[m] = ||x_j - x_m||^2 for every point m: the above over the blocks, in parallel.
   void squared_distances(std::size_t j, double* out) const;
+
+  // Rows per block: about 256 KiB of coordinates (64 to 2048 rows), so a block stays in cache while
+  // several probes read it.
+  std::size_t block_rows() const { return block_rows_; }
+  std::ptrdiff_t n_blocks() const { return static_cast<std::ptrdiff_t>((n_ + block_rows_ - 1) / block_rows_); }
 
   // ||x_a - x_b||^2 summed over coordinates directly (no cancellation).
   double exact_squared_distance(std::size_t a, std::size_t b) const;
@@ -37,8 +54,6 @@ class PointSet {
   // exact minimum whatever the cancellation in the expanded form.
   double nearest_distinct(std::size_t i, const double* column) const;
 
-  static constexpr std::size_t kBlock = 1024;
-
  private:
   // Bound on |expanded - exact| for the pair (a, b): 4 (d + 2) u (||x_a||^2 + ||x_b||^2).
   double rounding_bound(std::size_t a, std::size_t b) const;
@@ -47,6 +62,7 @@ class PointSet {
   std::size_t n_;
   std::size_t d_;
   int n_threads_;
+  std::size_t block_rows_;
   std::vector<double> norms_;          // ||x_m||^2
   std::vector<std::uint32_t> group_;   // coincident points share the smallest index among them
   std::size_t n_groups_ = 0;

@@ -19,10 +19,9 @@ using RowMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::R
 constexpr std::size_t kBlock = 4096;
 
 // sum_k sqrt(S_k^2 - r_k^2) = sum_k sqrt((S_k - r_k)(S_k + r_k)), clamped at 0 (rounding).
-double bound_from_edges(const Eigen::VectorXd& total, const Eigen::VectorXd& edge) {
+double bound_from_edges(const double* total, const double* edge, std::size_t K) {
   double loss = 0.0;
-  for (Eigen::Index k = 0; k < total.size(); ++k)
-    loss += std::sqrt(std::max(0.0, (total[k] - edge[k]) * (total[k] + edge[k])));
+  for (std::size_t k = 0; k < K; ++k) loss += std::sqrt(std::max(0.0, (total[k] - edge[k]) * (total[k] + edge[k])));
   return loss;
 }
 
@@ -61,7 +60,9 @@ double similarity_score(const double* signed_weights, std::size_t n, std::size_t
     for (std::size_t m = 0; m < n; ++m) sign[m] = f[m] >= 0.0 ? 1.0 : -1.0;
     g = sign.data();
   }
-  return bound_from_edges(absolute_totals(signed_weights, n, K), edges(signed_weights, n, K, g, n_threads));
+  const Eigen::VectorXd total = absolute_totals(signed_weights, n, K);
+  const Eigen::VectorXd edge = edges(signed_weights, n, K, g, n_threads);
+  return bound_from_edges(total.data(), edge.data(), K);
 }
 
 std::size_t best_isolated_point(const PointSet& points, const double* signed_weights, std::size_t K) {
@@ -86,7 +87,7 @@ std::size_t best_isolated_point(const PointSet& points, const double* signed_wei
   for (std::size_t m = 0; m < n; ++m) {
     if (points.group(m) != m) continue;
     for (Eigen::Index c = 0; c < k; ++c) edge[c] = 2.0 * group_sum[m * K + static_cast<std::size_t>(c)] - all[c];
-    const double loss = bound_from_edges(total, edge);
+    const double loss = bound_from_edges(total.data(), edge.data(), K);
     if (loss < best_loss) {
       best_loss = loss;
       best = m;
@@ -98,7 +99,7 @@ std::size_t best_isolated_point(const PointSet& points, const double* signed_wei
 SimilaritySelector::SimilaritySelector(const PointSet& points, std::size_t K, const SimilarityParams& params,
                                        int n_threads)
     : points_(points), K_(K), params_(params), n_threads_(n_threads), f_(points.size()), d_i_(points.size()),
-      d_j_(points.size()), removed_(points.size()) {}
+      batch_f_(points.size() * kBatch), batch_edges_(K * kBatch), removed_(points.size()) {}
 
 void SimilaritySelector::consider(SimilaritySelection& selection, const double* signed_weights,
                                   Similarity::Kind kind, std::uint32_t i, std::uint32_t j, double tau) {
@@ -139,20 +140,70 @@ SimilaritySelection SimilaritySelector::select(const double* signed_weights) {
   std::sort(order_.begin(), order_.end(), [&](std::uint32_t a, std::uint32_t b) {
     return d_i_[a] != d_i_[b] ? d_i_[a] < d_i_[b] : a < b;
   });
-  std::fill(removed_.begin(), removed_.end(), 0);
-  for (const std::uint32_t j : order_) {
-    if (removed_[j]) continue;
-    if (params_.max_candidates > 0 && out.candidates >= params_.max_candidates) break;
-    ++out.candidates;
-    const double q = 0.25 * points_.exact_squared_distance(i, j);
-    points_.squared_distances(j, d_j_.data());
-    for (std::size_t m = 0; m < n; ++m) f_[m] = similarity::two_point(q, d_i_[m], d_j_[m]);
-    consider(out, signed_weights, Similarity::Kind::kTwoPoint, anchor_i, j, 0.0);
-    const double similar_enough = 0.5 * f_[j];  // footnote 3: f_ij(x_n) <= f_ij(x_j) / 2
-    for (std::size_t m = 0; m < n; ++m)
-      if (f_[m] <= similar_enough) removed_[m] = 1;
-  }
+  visit_two_point(out, signed_weights, anchor_i);
   return out;
+}
+
+void SimilaritySelector::visit_two_point(SimilaritySelection& selection, const double* signed_weights,
+                                         std::uint32_t i) {
+  const std::size_t n = points_.size();
+  const Eigen::VectorXd total = absolute_totals(signed_weights, n, K_);
+  std::fill(removed_.begin(), removed_.end(), 0);
+  std::vector<std::uint32_t> batch;
+  std::size_t next = 0;
+  while (true) {
+    batch.clear();
+    for (; next < order_.size() && batch.size() < kBatch; ++next)
+      if (!removed_[order_[next]]) batch.push_back(order_[next]);
+    if (batch.empty() || (stop_ != nullptr && stop_->load(std::memory_order_relaxed))) return;
+    measure(signed_weights, i, batch);
+    for (std::size_t b = 0; b < batch.size(); ++b) {
+      const std::uint32_t j = batch[b];
+      if (removed_[j]) continue;  // an earlier candidate of this batch removed it
+      if (params_.max_candidates > 0 && selection.candidates >= params_.max_candidates) return;
+      ++selection.candidates;
+      const double* f = &batch_f_[b * n];
+      const double score = bound_from_edges(total.data(), &batch_edges_[b * K_], K_);
+      if (score < selection.best.score) {
+        selection.best = {Similarity::Kind::kTwoPoint, i, j, 0.0, score, std::vector<double>(f, f + n)};
+      }
+      const double similar_enough = 0.5 * f[j];  // footnote 3: f_ij(x_n) <= f_ij(x_j) / 2
+      for (std::size_t m = 0; m < n; ++m)
+        if (f[m] <= similar_enough) removed_[m] = 1;
+    }
+  }
+}
+
+void SimilaritySelector::measure(const double* signed_weights, std::uint32_t i, const std::vector<std::uint32_t>& batch) {
+  const std::size_t n = points_.size(), count = batch.size();
+  const PointSet::Probes probes = points_.probes(batch.data(), count);
+  std::vector<double> q(count);
+  for (std::size_t b = 0; b < count; ++b) q[b] = 0.25 * points_.exact_squared_distance(i, batch[b]);
+  const std::ptrdiff_t n_blocks = points_.n_blocks();
+  const std::size_t block_rows = points_.block_rows();
+  std::vector<Eigen::MatrixXd> partial(static_cast<std::size_t>(n_blocks));
+  const std::size_t work = n * count * (points_.dim() + K_ + 16);
+  const bool sign = params_.step_rule == StepRule::kSign;
+  // Threads only for passes of several milliseconds: waking them costs more on a busy machine.
+  util::parallel_for(n_blocks, work >= (std::size_t{1} << 23) ? n_threads_ : 1, [&](std::ptrdiff_t blk) {
+    const std::size_t begin = static_cast<std::size_t>(blk) * block_rows, end = std::min(n, begin + block_rows);
+    const std::size_t rows = end - begin;
+    std::vector<double> d_j(rows * count);
+    points_.squared_distances(probes, begin, end, d_j.data(), rows);
+    Eigen::MatrixXd g(static_cast<Eigen::Index>(rows), static_cast<Eigen::Index>(count));  // f or sign(f)
+    for (std::size_t b = 0; b < count; ++b)
+      for (std::size_t r = 0; r < rows; ++r) {
+        const double f = similarity::two_point(q[b], d_i_[begin + r], d_j[b * rows + r]);
+        batch_f_[b * n + begin + r] = f;
+        g(static_cast<Eigen::Index>(r), static_cast<Eigen::Index>(b)) = sign ? (f >= 0.0 ? 1.0 : -1.0) : f;
+      }
+    const Eigen::Map<const RowMatrix> S(signed_weights + begin * K_, static_cast<Eigen::Index>(rows),
+                                        static_cast<Eigen::Index>(K_));
+    partial[static_cast<std::size_t>(blk)] = S.transpose() * g;  // K x count
+  });
+  Eigen::Map<Eigen::MatrixXd> edges_out(batch_edges_.data(), static_cast<Eigen::Index>(K_), static_cast<Eigen::Index>(count));
+  edges_out.setZero();
+  for (const Eigen::MatrixXd& p : partial) edges_out += p;
 }
 
 }  // namespace rebelboost::learner

@@ -9,8 +9,13 @@
 //   5. the two-point learner (x_i, x_j); keep it if better
 //   6. remove every point with f_ij(x_n) <= f_ij(x_j) / 2 (footnote 3); back to 4 until none is left
 // Each two-point candidate costs one column of squared distances (O(N d)) and one score (O(N K)).
+// Candidates are measured kBatch at a time (the next kBatch not yet removed, in order): one pass over
+// fixed row blocks computes their distances, outputs and edges with Eigen products; they are then
+// visited in order, and one that an earlier candidate of its batch removed is skipped unvisited, so the
+// candidates visited are those of the one-at-a-time procedure.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -51,22 +56,37 @@ std::size_t best_isolated_point(const PointSet& points, const double* signed_wei
 // across calls; not thread-safe itself, and its result does not depend on n_threads.
 class SimilaritySelector {
  public:
+  static constexpr std::size_t kBatch = 32;  // candidates measured per pass
+
   SimilaritySelector(const PointSet& points, std::size_t K, const SimilarityParams& params, int n_threads);
 
   SimilaritySelection select(const double* signed_weights);
+
+  // Polled between batches of candidates: once true, select() returns what it has (the caller drops it).
+  void set_stop_flag(const std::atomic<bool>* stop) { stop_ = stop; }
 
  private:
   // Scores the outputs in f_ and keeps them as the best if strictly better.
   void consider(SimilaritySelection& selection, const double* signed_weights, Similarity::Kind kind, std::uint32_t i,
                 std::uint32_t j, double tau);
 
+  // Steps 4-6 for the point i (its distances in d_i_, other-class points in order_).
+  void visit_two_point(SimilaritySelection& selection, const double* signed_weights, std::uint32_t i);
+
+  // Outputs of the two-point learners (i, batch[b]) on every point into batch_f_ (column b, N each) and
+  // their edges r = S^T f (or sign(f)) into batch_edges_ (column b, K each).
+  void measure(const double* signed_weights, std::uint32_t i, const std::vector<std::uint32_t>& batch);
+
   const PointSet& points_;
   std::size_t K_;
   SimilarityParams params_;
   int n_threads_;
-  std::vector<double> f_;                 // outputs of the candidate being scored
+  const std::atomic<bool>* stop_ = nullptr;
+  std::vector<double> f_;                 // outputs of the homogeneous and one-point candidates
   std::vector<double> d_i_;               // squared distances to x_i
-  std::vector<double> d_j_;               // squared distances to x_j
+  std::vector<double> totals_;            // S_k = sum_n |s_nk|
+  std::vector<double> batch_f_;           // N x kBatch outputs, column-major
+  std::vector<double> batch_edges_;       // K x kBatch edges, column-major
   std::vector<std::uint32_t> order_;      // other-class points by distance to x_i
   std::vector<std::uint8_t> removed_;
 };

@@ -9,6 +9,7 @@
 #include <memory>
 #include <vector>
 
+#include "rebelboost/error.hpp"
 #include "rebelboost/train.hpp"
 #include "tree/grower.hpp"
 
@@ -33,6 +34,9 @@ class Loss : public tree::SplitObjective {
     bool perfect_fit = false;      // f leaves no loss to remove (binary: zero weighted error)
     std::vector<double> sum_pos;   // s+ (Eq. 4.8), K entries: what update() needs besides the step
     std::vector<double> sum_neg;   // s-
+    // The step minimises the loss along the learner, so the loss cannot rise with learning_rate < 2; false
+    // for a similarity's step taken on sign(f) (StepRule::kSign), which carries no such promise.
+    bool minimises = true;
   };
 
   // Closed-form step for tree outputs f (f[n] in {+1,-1}), in one pass over the samples.
@@ -48,6 +52,24 @@ class Loss : public tree::SplitObjective {
   // Each sample's current share of the loss (binary: its weight; REBEL: sum_k w+_nk + w-_n), for weight
   // trimming.
   virtual void sample_mass(double* out) const = 0;
+
+  // ---- real-valued learners, |f_n| <= 1 (Localized Similarities); REBEL only ----
+  // s_nk (n x K row-major): +w+_nk for the terms the step multiplies by exp(+f_n a_k), -w-_nk for those
+  // multiplied by exp(-f_n a_k), so the loss along f is sum_nk |s_nk| exp(sign(s_nk) f_n a_k).
+  virtual void signed_weights(double* /*out*/) const { real_valued_unsupported(); }
+
+  // Per class, the exact minimiser of the loss along f (exp_step.hpp), smoothed as step() is; for
+  // f in {+-1} it is step()'s closed form. has_edge: some class has sum_n s_nk f_n != 0 (beyond rounding),
+  // so the loss falls strictly. sum_pos / sum_neg are left empty.
+  virtual Step step_real(const double* /*f*/) const { real_valued_unsupported(); }
+
+  // H_n += f_n a for every sample (a after shrinkage); refreshes the weights.
+  virtual void update_real(const double* /*f*/, const std::vector<double>& /*a*/) { real_valued_unsupported(); }
+
+ private:
+  [[noreturn]] static void real_valued_unsupported() {
+    throw InvalidArgument("real-valued weak learners (similarities) need the REBEL loss");
+  }
 };
 
 // Discrete AdaBoost (thesis §2.2): labels y[n] in {0, 1} mapped to -1/+1; weights sample_weight / sum

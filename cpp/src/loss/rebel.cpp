@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "loss/exp_step.hpp"
 #include "loss/loss.hpp"
 #include "rebelboost/error.hpp"
 #include "util/fixed_point.hpp"
@@ -176,6 +177,65 @@ class RebelLoss final : public Loss {
 
   double value() const override { return z_; }
 
+  void signed_weights(double* out) const override {
+    for (std::size_t i = 0; i < n_; ++i) {
+      for (std::size_t k = 0; k < K_; ++k) out[i * K_ + k] = wplus_[i * K_ + k];
+      out[i * K_ + static_cast<std::size_t>(y_[i])] = -wminus_[i];  // w+ is 0 there (c_yy = 0)
+    }
+  }
+
+  Step step_real(const double* f) const override {
+    // Per class k the loss along f is phi_k(a) = sum_n w+_nk e^{f_n a} + sum_{y_n = k} w-_n e^{-f_n a}.
+    // Start from the minimiser of its convexity bound (e^{g a} <= (1+g)/2 e^a + (1-g)/2 e^-a), exact
+    // for f in {+-1}.
+    const ExpSums at_zero = exp_sums(f, std::vector<double>(K_, 0.0), std::vector<std::uint8_t>(K_, 1));
+    double total = 0.0;
+    for (double v : at_zero.value) total += v;
+    const double eps = smoothing_ * total;
+    std::vector<double> start(K_);
+    double gap = 0.0;
+    for (std::size_t k = 0; k < K_; ++k) {
+      const double plus = 0.5 * (at_zero.value[k] + at_zero.slope[k]);  // sum c (1 + g) / 2
+      const double minus = 0.5 * (at_zero.value[k] - at_zero.slope[k]);
+      start[k] = 0.5 * std::log((std::max(minus, 0.0) + eps) / (std::max(plus, 0.0) + eps));
+      gap = std::max(gap, std::fabs(at_zero.slope[k]));
+    }
+    Step s;
+    s.has_edge = gap > 1e-12 * total;
+    s.step = minimise_exp_sums(std::move(start), eps, kMaxRealStep,
+                               [&](const std::vector<double>& a, const std::vector<std::uint8_t>& active) {
+                                 return exp_sums(f, a, active);
+                               });
+    return s;
+  }
+
+  void update_real(const double* f, const std::vector<double>& a) override {
+    // w+_nk *= e^{f_n a_k}, w-_n *= e^{-f_n a_{y_n}}, then every weight is divided by the new total
+    // (summed per fixed block, blocks in order) so that they keep summing to 1.
+    std::vector<double> block_total(static_cast<std::size_t>(n_blocks()));
+    util::parallel_for(n_blocks(), pass_threads(), [&](std::ptrdiff_t b) {
+      double acc = 0.0;
+      const std::size_t end = block_end(b);
+      for (std::size_t i = block_begin(b); i < end; ++i) {
+        double* wp = &wplus_[i * K_];
+        for (std::size_t k = 0; k < K_; ++k) acc += wp[k] *= std::exp(f[i] * a[k]);
+        acc += wminus_[i] *= std::exp(-f[i] * a[static_cast<std::size_t>(y_[i])]);
+      }
+      block_total[static_cast<std::size_t>(b)] = acc;
+    });
+    double total = 0.0;
+    for (double v : block_total) total += v;
+    const double inverse = 1.0 / total;
+    util::parallel_for(n_blocks(), pass_threads(), [&](std::ptrdiff_t b) {
+      const std::size_t end = block_end(b);
+      for (std::size_t i = block_begin(b); i < end; ++i) {
+        for (std::size_t k = 0; k < K_; ++k) wplus_[i * K_ + k] *= inverse;
+        wminus_[i] *= inverse;
+      }
+    });
+    z_ *= total;
+  }
+
   void sample_mass(double* out) const override {
     for (std::size_t i = 0; i < n_; ++i) {
       double m = wminus_[i];
@@ -191,6 +251,45 @@ class RebelLoss final : public Loss {
     for (double v : wminus_) t += v;
     return t;
   }
+
+  // The unsmoothed sums of phi_k, phi_k', phi_k'' at a for the active classes: per fixed block, blocks
+  // added in order (independent of the thread count).
+  ExpSums exp_sums(const double* f, const std::vector<double>& a, const std::vector<std::uint8_t>& active) const {
+    std::vector<ExpSums> partial(static_cast<std::size_t>(n_blocks()), ExpSums(K_));
+    util::parallel_for(n_blocks(), pass_threads(), [&](std::ptrdiff_t b) {
+      ExpSums& p = partial[static_cast<std::size_t>(b)];
+      const std::size_t end = block_end(b);
+      for (std::size_t i = block_begin(b); i < end; ++i) {
+        const double fi = f[i];
+        const auto c = static_cast<std::size_t>(y_[i]);
+        for (std::size_t k = 0; k < K_; ++k) {
+          const double w = wplus_[i * K_ + k];
+          if (!active[k] || w == 0.0) continue;
+          const double e = w * std::exp(fi * a[k]);
+          p.value[k] += e;
+          p.slope[k] += fi * e;
+          p.curvature[k] += fi * fi * e;
+        }
+        if (!active[c]) continue;
+        const double e = wminus_[i] * std::exp(-fi * a[c]);
+        p.value[c] += e;
+        p.slope[c] -= fi * e;
+        p.curvature[c] += fi * fi * e;
+      }
+    });
+    ExpSums sums(K_);
+    for (const ExpSums& p : partial)
+      for (std::size_t k = 0; k < K_; ++k) {
+        sums.value[k] += p.value[k];
+        sums.slope[k] += p.slope[k];
+        sums.curvature[k] += p.curvature[k];
+      }
+    return sums;
+  }
+
+  // Real steps stay within +-kMaxRealStep (e^40 ~ 2e17): reached only when a class is nearly separated
+  // and the smoothing is tiny; the loss still falls there.
+  static constexpr double kMaxRealStep = 40.0;
 
   static constexpr std::size_t kBlock = 8192;
   std::ptrdiff_t n_blocks() const { return static_cast<std::ptrdiff_t>((n_ + kBlock - 1) / kBlock); }

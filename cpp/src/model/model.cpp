@@ -4,6 +4,7 @@
 #include <cmath>
 #include <string>
 
+#include "model/similarity_function.hpp"
 #include "rebelboost/error.hpp"
 #include "rebelboost/model.hpp"
 #include "util/format.hpp"
@@ -80,13 +81,53 @@ void validate_tree(const Model& model, const Tree& tree, std::size_t t) {
 }
 
 void check_score_bound(const Model& model) {
-  // |H_k(x)| <= |bias_k| + sum_t |step_tk| for every x and every number of trees used.
+  // |H_k(x)| <= |bias_k| + sum_t |step_tk| for every x and every number of learners used (|f_t| <= 1).
   for (std::size_t k = 0; k < model.n_outputs; ++k) {
     double bound = std::fabs(model.bias[k]);
-    for (const Tree& tree : model.trees) bound += std::fabs(tree.step[k]);
+    for (std::size_t t = 0; t < model.n_learners(); ++t) bound += std::fabs(model.step(t)[k]);
     if (!(bound <= kMaxAbsScore))
       invalid("the scores of output " + std::to_string(k) + " could reach " + util::format_number(bound) +
               " (|bias| + the sum of |steps|), beyond the limit kMaxAbsScore = 1e300");
+  }
+}
+
+void check_finite(const std::vector<double>& values, const std::string& where, const std::string& what) {
+  for (double v : values)
+    if (!std::isfinite(v)) invalid(where + "non-finite " + what);
+}
+
+void validate_similarities(const Model& m) {
+  const std::size_t d = m.n_features;
+  if (m.feature_mean.size() != d || m.feature_scale.size() != d)
+    invalid("the standardisation has " + std::to_string(m.feature_mean.size()) + " means and " +
+            std::to_string(m.feature_scale.size()) + " scales for " + std::to_string(d) + " features");
+  check_finite(m.feature_mean, "", "feature mean");
+  for (double v : m.feature_scale)
+    if (!(v > 0.0) || !std::isfinite(v)) invalid("feature scale " + std::to_string(v) + " is not positive and finite");
+  const std::size_t n_anchors = m.anchor_rows.size();
+  if (m.anchors.size() / d != n_anchors || m.anchors.size() % d != 0)
+    invalid("anchors hold " + std::to_string(m.anchors.size()) + " values for " + std::to_string(n_anchors) +
+            " anchors of " + std::to_string(d) + " features");
+  check_finite(m.anchors, "", "anchor coordinate");
+  if (n_anchors > 2 * m.similarities.size())
+    invalid(std::to_string(n_anchors) + " anchors for " + std::to_string(m.similarities.size()) +
+            " similarities (each uses at most 2)");
+  using Kind = Similarity::Kind;
+  for (std::size_t t = 0; t < m.similarities.size(); ++t) {
+    const Similarity& s = m.similarities[t];
+    const std::string where = "similarity " + std::to_string(t) + ": ";
+    if (s.step.size() != m.n_outputs) invalid(where + "step has the wrong length");
+    check_finite(s.step, where, "step");
+    const bool one = s.kind == Kind::kOnePoint, two = s.kind == Kind::kTwoPoint;
+    if (!one && !two && s.kind != Kind::kConstant)
+      invalid(where + "unknown kind " + std::to_string(static_cast<std::uint32_t>(s.kind)));
+    if ((one || two) ? s.anchor_i >= n_anchors : s.anchor_i != 0) invalid(where + "bad first anchor");
+    if (two ? s.anchor_j >= n_anchors || s.anchor_j == s.anchor_i : s.anchor_j != 0) invalid(where + "bad second anchor");
+    if (one ? !(s.tau > 0.0) || !std::isfinite(s.tau) : s.tau != 0.0) invalid(where + "bad tau");
+    if (two) {
+      const double q = 0.25 * similarity::squared_distance(&m.anchors[s.anchor_i * d], &m.anchors[s.anchor_j * d], d);
+      if (!(q > 0.0) || !std::isfinite(q)) invalid(where + "its two anchors coincide or are too far apart");
+    }
   }
 }
 
@@ -103,16 +144,42 @@ void Model::validate() const {
     invalid(std::string(loss_name(loss)) + " model with " + std::to_string(n_outputs) + " outputs");
   if (n_outputs > kMaxClasses)
     invalid(std::to_string(n_outputs) + " outputs, more than the limit kMaxClasses = " + std::to_string(kMaxClasses));
-  if (trees.size() > kMaxTrees)
-    invalid(std::to_string(trees.size()) + " trees, more than the limit kMaxTrees = " + std::to_string(kMaxTrees));
+  if (n_learners() > kMaxTrees)
+    invalid(std::to_string(n_learners()) + (learner == LearnerKind::kTree ? " trees" : " similarities") +
+            ", more than the limit kMaxTrees = " + std::to_string(kMaxTrees));
   if (metadata.size() > kMaxMetadataBytes)
     invalid(std::to_string(metadata.size()) + " bytes of metadata, more than the limit kMaxMetadataBytes = " +
             std::to_string(kMaxMetadataBytes));
   if (bias.size() != n_outputs) invalid("bias has " + std::to_string(bias.size()) + " entries, expected " + std::to_string(n_outputs));
   for (double v : bias)
     if (!std::isfinite(v)) invalid("non-finite bias");
-  for (std::size_t t = 0; t < trees.size(); ++t) validate_tree(*this, trees[t], t);
+  if (learner == LearnerKind::kTree) {
+    if (!feature_mean.empty() || !feature_scale.empty() || !anchors.empty() || !anchor_rows.empty() || !similarities.empty())
+      invalid("a tree model holds similarity members");
+    for (std::size_t t = 0; t < trees.size(); ++t) validate_tree(*this, trees[t], t);
+  } else if (learner == LearnerKind::kSimilarity) {
+    if (!trees.empty()) invalid("a similarity model holds trees");
+    validate_similarities(*this);
+  } else {
+    invalid("unknown learner kind " + std::to_string(static_cast<std::uint32_t>(learner)));
+  }
   check_score_bound(*this);
+}
+
+void Model::truncate(std::size_t n) {
+  if (learner == LearnerKind::kTree) {
+    if (n < trees.size()) trees.resize(n);
+    return;
+  }
+  if (n >= similarities.size()) return;
+  similarities.resize(n);
+  std::size_t used = 0;
+  for (const Similarity& s : similarities) {
+    if (s.kind != Similarity::Kind::kConstant) used = std::max<std::size_t>(used, std::size_t{s.anchor_i} + 1);
+    if (s.kind == Similarity::Kind::kTwoPoint) used = std::max<std::size_t>(used, std::size_t{s.anchor_j} + 1);
+  }
+  anchor_rows.resize(std::min(used, anchor_rows.size()));
+  anchors.resize(anchor_rows.size() * n_features);
 }
 
 std::vector<double> Model::feature_importances() const {

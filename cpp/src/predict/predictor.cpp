@@ -1,18 +1,34 @@
-// The public prediction API (rebelboost/predict.hpp): Predictor owns a model and its engine; the free
-// functions compile the model for one call.
+// The public prediction API (rebelboost/predict.hpp): Predictor owns a model and the engine of its learner
+// family (trees: engine.hpp; similarities: similarity_engine.hpp); the free functions compile the model
+// for one call.
 #include <algorithm>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "predict/engine.hpp"
+#include "predict/similarity_engine.hpp"
 #include "rebelboost/error.hpp"
 #include "rebelboost/predict.hpp"
 
 namespace rebelboost {
 
 struct Predictor::Impl {
-  explicit Impl(Model m) : model(std::move(m)), engine(model) {}
+  explicit Impl(Model m) : model(std::move(m)) {
+    if (model.learner == LearnerKind::kSimilarity)
+      similarities.emplace(model);
+    else
+      trees.emplace(model);
+  }
+  // Runs fn on the engine of the model's family.
+  template <typename Fn>
+  decltype(auto) run(Fn&& fn) const {
+    return similarities ? fn(*similarities) : fn(*trees);
+  }
   Model model;
-  predict::Engine engine;  // refers to `model`: Impl never moves (it lives behind a unique_ptr)
+  // The engine refers to `model`: Impl never moves (it lives behind a unique_ptr).
+  std::optional<predict::Engine> trees;
+  std::optional<predict::SimilarityEngine> similarities;
 };
 
 Predictor::Predictor(Model model) : impl_(std::make_unique<Impl>(std::move(model))) {}
@@ -24,34 +40,52 @@ const Model& Predictor::model() const { return impl_->model; }
 
 template <typename T>
 void Predictor::decision_function(MatrixView<T> X, double* out, std::size_t n_trees, int n_threads) const {
-  impl_->engine.decision_function(X, out, n_trees, n_threads);
+  impl_->run([&](const auto& engine) { engine.decision_function(X, out, n_trees, n_threads); });
 }
 
 template <typename T>
 void Predictor::predict(MatrixView<T> X, std::int32_t* classes, const PredictOptions& options,
                         std::uint32_t* n_learners) const {
-  impl_->engine.predict(X, classes, options, n_learners);
+  impl_->run([&](const auto& engine) { engine.predict(X, classes, options, n_learners); });
 }
 
 template <typename T>
 void Predictor::tree_outputs(MatrixView<T> X, std::int8_t* out, int n_threads, std::size_t first_tree,
                              std::size_t n_trees) const {
-  impl_->engine.tree_outputs(X, out, n_threads, first_tree, n_trees);
+  if (!impl_->trees)
+    throw InvalidArgument("tree_outputs needs a tree model; similarity outputs are real: use learner_outputs");
+  impl_->trees->tree_outputs(X, out, n_threads, first_tree, n_trees);
+}
+
+template <typename T>
+void Predictor::learner_outputs(MatrixView<T> X, double* out, int n_threads, std::size_t first, std::size_t n) const {
+  if (impl_->similarities) {
+    impl_->similarities->learner_outputs(X, out, n_threads, first, n);
+    return;
+  }
+  const std::size_t all = impl_->model.trees.size(), begin = std::min(first, all), count = std::min(n, all - begin);
+  std::vector<std::int8_t> signs(X.n_rows * count);
+  impl_->trees->tree_outputs(X, signs.data(), n_threads, begin, count);
+  for (std::size_t i = 0; i < signs.size(); ++i) out[i] = signs[i];
 }
 
 template <typename T>
 void Predictor::decision_row(const T* x, std::ptrdiff_t stride, double* scores, std::size_t n_trees) const {
-  impl_->engine.decision_row(x, stride, scores, n_trees);
+  impl_->run([&](const auto& engine) { engine.decision_row(x, stride, scores, n_trees); });
 }
 
 template <typename T>
 std::int32_t Predictor::predict_row(const T* x, std::ptrdiff_t stride, double* scores, const PredictOptions& options,
                                     std::uint32_t* n_learners) const {
-  return impl_->engine.predict_row(x, stride, scores, options, n_learners);
+  return impl_->run([&](const auto& engine) { return engine.predict_row(x, stride, scores, options, n_learners); });
 }
 
 template <typename T>
 void decision_function(const Model& model, MatrixView<T> X, double* out, int n_threads, std::size_t n_trees) {
+  if (model.learner == LearnerKind::kSimilarity) {
+    predict::SimilarityEngine(model).decision_function(X, out, n_trees, n_threads);
+    return;
+  }
   if (X.n_rows >= predict::Engine::kMinGroupRows) {
     predict::Engine(model).decision_function(X, out, n_trees, n_threads);
     return;
@@ -75,7 +109,15 @@ void decision_function(const Model& model, MatrixView<T> X, double* out, int n_t
 template <typename T>
 void tree_outputs(const Model& model, MatrixView<T> X, std::int8_t* out, int n_threads, std::size_t first_tree,
                   std::size_t n_trees) {
+  if (model.learner != LearnerKind::kTree)
+    throw InvalidArgument("tree_outputs needs a tree model; similarity outputs are real: use learner_outputs");
   predict::Engine(model).tree_outputs(X, out, n_threads, first_tree, n_trees);
+}
+
+template <typename T>
+void learner_outputs(const Model& model, MatrixView<T> X, double* out, int n_threads, std::size_t first,
+                     std::size_t n) {
+  Predictor(model).learner_outputs(X, out, n_threads, first, n);
 }
 
 void scores_to_classes(const Model& model, const double* scores, std::size_t n_rows, std::int32_t* out) {
@@ -87,11 +129,13 @@ void scores_to_classes(const Model& model, const double* scores, std::size_t n_r
   template void Predictor::decision_function<T>(MatrixView<T>, double*, std::size_t, int) const;                  \
   template void Predictor::predict<T>(MatrixView<T>, std::int32_t*, const PredictOptions&, std::uint32_t*) const; \
   template void Predictor::tree_outputs<T>(MatrixView<T>, std::int8_t*, int, std::size_t, std::size_t) const;      \
+  template void Predictor::learner_outputs<T>(MatrixView<T>, double*, int, std::size_t, std::size_t) const;        \
   template void Predictor::decision_row<T>(const T*, std::ptrdiff_t, double*, std::size_t) const;                 \
   template std::int32_t Predictor::predict_row<T>(const T*, std::ptrdiff_t, double*, const PredictOptions&,       \
                                                   std::uint32_t*) const;                                          \
   template void decision_function<T>(const Model&, MatrixView<T>, double*, int, std::size_t);                     \
-  template void tree_outputs<T>(const Model&, MatrixView<T>, std::int8_t*, int, std::size_t, std::size_t);
+  template void tree_outputs<T>(const Model&, MatrixView<T>, std::int8_t*, int, std::size_t, std::size_t);        \
+  template void learner_outputs<T>(const Model&, MatrixView<T>, double*, int, std::size_t, std::size_t);
 REBELBOOST_PREDICT(float)
 REBELBOOST_PREDICT(double)
 #undef REBELBOOST_PREDICT

@@ -399,8 +399,9 @@ TEST(ModelFileHostile, NonZeroReservedFields) {
   o.reserved = 1;
   expect_rejected(file_of(base_model(), o), "reserved header field");
   RawModel m = base_model();
-  m.reserved = 0x80000000u;
-  expect_rejected(file_of(m), "reserved field");
+  m.reserved = 0x80000000u;  // since version 2 the learner family
+  expect_rejected(file_of(m, version(1)), "reserved field");
+  expect_rejected(file_of(m), "unknown learner family");
 }
 
 TEST(ModelFileHostile, PayloadSizeDisagreesWithTheFile) {

@@ -1,0 +1,223 @@
+// The tree family: binned X, one tree per iteration with QuickBoost and the subsampling heuristics
+// (weight trimming, StochasticBoost rows, LazyBoost features), then the closed-form step.
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <string>
+
+#include "data/bin_mapper.hpp"
+#include "learner/family.hpp"
+#include "rebelboost/error.hpp"
+#include "tree/grower.hpp"
+#include "util/parallel.hpp"
+
+namespace rebelboost::learner {
+
+namespace {
+
+// splitmix64: a portable, seedable stream (std:: distributions differ between standard libraries).
+std::uint64_t mix(std::uint64_t z) {
+  z += 0x9E3779B97F4A7C15ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+double unit(std::uint64_t z) { return static_cast<double>(mix(z) >> 11) * (1.0 / 9007199254740992.0); }
+
+// Marks the heaviest rows holding `fraction` of the total mass (ties at the cut all kept): quickselect.
+void trim_by_weight(const std::vector<double>& mass, double fraction, std::vector<std::uint8_t>& keep) {
+  double total = 0.0;
+  for (double m : mass) total += m;
+  std::vector<double> v(mass);
+  double need = fraction * total;
+  std::size_t lo = 0, hi = v.size();
+  double cut = 0.0;
+  while (lo < hi) {
+    const double pivot = v[lo + (hi - lo) / 2];
+    auto gt_end = std::partition(v.begin() + static_cast<std::ptrdiff_t>(lo), v.begin() + static_cast<std::ptrdiff_t>(hi),
+                                 [&](double x) { return x > pivot; });
+    auto eq_end = std::partition(gt_end, v.begin() + static_cast<std::ptrdiff_t>(hi), [&](double x) { return x == pivot; });
+    double gt = 0.0, eq = 0.0;
+    for (auto it = v.begin() + static_cast<std::ptrdiff_t>(lo); it != gt_end; ++it) gt += *it;
+    for (auto it = gt_end; it != eq_end; ++it) eq += *it;
+    if (gt >= need && gt_end - v.begin() > static_cast<std::ptrdiff_t>(lo)) {
+      hi = static_cast<std::size_t>(gt_end - v.begin());
+    } else if (gt + eq >= need) {
+      cut = pivot;
+      break;
+    } else {
+      need -= gt + eq;
+      lo = static_cast<std::size_t>(eq_end - v.begin());
+      cut = 0.0;
+    }
+  }
+  for (std::size_t i = 0; i < mass.size(); ++i) keep[i] = keep[i] && mass[i] >= cut;
+}
+
+// f(x) in {+1, -1} of `tree` for rows rows[0..n) of X (rows == null: 0..n), written to out[0..n).
+template <typename T>
+void tree_outputs_on_rows(const Tree& tree, const MatrixView<T>& X, const std::size_t* rows, std::size_t n,
+                          std::int8_t* out, int n_threads) {
+  constexpr std::size_t kRowBlock = 4096;
+  const auto n_blocks = static_cast<std::ptrdiff_t>((n + kRowBlock - 1) / kRowBlock);
+  util::parallel_for(n_blocks, n_blocks > 1 ? n_threads : 1, [&](std::ptrdiff_t b) {
+    const std::size_t begin = static_cast<std::size_t>(b) * kRowBlock;
+    const std::size_t end = std::min(n, begin + kRowBlock);
+    for (std::size_t i = begin; i < end; ++i) {
+      const std::size_t row = rows ? rows[i] : i;
+      out[i] = static_cast<std::int8_t>(tree.output(X.data + static_cast<std::ptrdiff_t>(row) * X.row_stride, X.col_stride));
+    }
+  });
+}
+
+tree::QuickMode quick_mode(const TrainParams& params) {
+  if (params.quick < 0 || params.quick > 2) throw InvalidArgument("quick must be 0 (off), 1 (on) or 2 (auto)");
+  if (!(params.quick_eta > 0.0 && params.quick_eta <= 1.0)) throw InvalidArgument("quick_eta must be in (0, 1]");
+  if (params.quick_chunks < 1) throw InvalidArgument("quick_chunks must be >= 1");
+  return params.quick == 0 ? tree::QuickMode::kOff : params.quick == 1 ? tree::QuickMode::kOn : tree::QuickMode::kAuto;
+}
+
+tree::Criterion criterion(const TrainParams& params) {
+  if (params.criterion < 0 || params.criterion > 1) throw InvalidArgument("criterion must be 0 (loss) or 1 (gini)");
+  return params.criterion == 1 ? tree::Criterion::kGini : tree::Criterion::kLoss;
+}
+
+// Learns the bin edges (from X's rows with positive weight) and bins X in training row order.
+template <typename T>
+data::BinnedMatrix fit_and_bin(data::BinMapper& bins, MatrixView<T> X, const TrainingRows& rows, int n_threads) {
+  bins.fit(X, n_threads, rows.sample_weight);
+  return bins.transform(X, n_threads, rows.rows.empty() ? nullptr : rows.rows.data());
+}
+
+template <typename T>
+class TreeFamily final : public Family<T> {
+ public:
+  TreeFamily(MatrixView<T> X, const TrainParams& params, const TrainingRows& rows, int n_threads)
+      : X_(X), params_(params), rows_(rows.rows), n_(X.n_rows), d_(X.n_cols), n_threads_(n_threads),
+        bins_(params.n_bins, params.bin_subsample, params.bin_seed),
+        binned_(fit_and_bin(bins_, X, rows, n_threads)),
+        grower_(binned_, bins_, n_threads, rows.class_begin, quick_mode(params),
+                {params.quick_eta, params.quick_chunks}, criterion(params)) {
+    for (const double v : {params.weight_trim, params.subsample, params.feature_fraction})
+      if (!(v > 0.0 && v <= 1.0))
+        throw InvalidArgument("weight_trim, subsample and feature_fraction must be in (0, 1], got " + std::to_string(v));
+    sample_rows_ = params.weight_trim < 1.0 || params.subsample < 1.0;
+    sample_features_ = params.feature_fraction < 1.0;
+    active_rows_.resize(sample_rows_ ? n_ : 0);
+    active_features_.resize(sample_features_ ? d_ : 0);
+    mass_.resize(params.weight_trim < 1.0 ? n_ : 0);
+    feature_pool_.resize(d_);
+  }
+
+  void init_model(Model& model) const override { model.learner = LearnerKind::kTree; }
+
+  void set_stop_flag(const std::atomic<bool>* stop) override { grower_.set_stop_flag(stop); }
+
+  loss::Loss::Step fit(loss::Loss& loss, int iteration, IterationInfo& info) override {
+    draw_active(loss, iteration);
+    grown_ = grower_.grow(loss, params_.max_depth, sample_rows_ ? active_rows_.data() : nullptr,
+                          sample_features_ ? active_features_.data() : nullptr);
+    loss::Loss::Step step = loss.step(grown_.outputs.data());
+    info.weighted_error = step.weighted_error;
+    info.bin_accumulations = grown_.bin_accumulations;
+    info.quick_nodes = grown_.quick_nodes;
+    info.full_nodes = grown_.full_nodes;
+    info.features_pruned = grown_.features_pruned;
+    info.heavy_rebuilds = grown_.heavy_rebuilds;
+    info.mass90_fraction = grown_.mass90_fraction;
+    return step;
+  }
+
+  loss::Loss::Step replay(loss::Loss& loss, const Model& init, std::size_t t) override {
+    // The stored tree's outputs on the training rows are the grown tree's (its thresholds send every
+    // training value to the bin it came from), so its stored step restores the loss's state exactly.
+    grown_.tree = init.trees[t];
+    grown_.outputs.resize(n_);
+    tree_outputs_on_rows(grown_.tree, X_, rows_.empty() ? nullptr : rows_.data(), n_, grown_.outputs.data(), n_threads_);
+    return loss.step(grown_.outputs.data());
+  }
+
+  void apply(loss::Loss& loss, const std::vector<double>& a, const loss::Loss::Step& step) override {
+    loss.update(grown_.outputs.data(), a, step);
+  }
+
+  void append(Model& model, const std::vector<double>& a, IterationInfo& info) override {
+    grown_.tree.step = a;
+    info.tree_depth = grown_.tree.depth();
+    model.trees.push_back(std::move(grown_.tree));
+  }
+
+  void advance(const Model& model, std::size_t t, const MatrixView<T>& X, loss::Loss& loss, double* scores) override {
+    const Tree& tree = model.trees[t];
+    const std::size_t K = tree.step.size();
+    other_.resize(X.n_rows);
+    tree_outputs_on_rows(tree, X, nullptr, X.n_rows, other_.data(), n_threads_);
+    for (std::size_t i = 0; i < X.n_rows; ++i)
+      for (std::size_t k = 0; k < K; ++k) scores[i * K + k] += other_[i] * tree.step[k];
+    loss.update(other_.data(), tree.step, loss.step(other_.data()));
+  }
+
+  void check_rows(const MatrixView<T>&, const std::string&) const override {}  // NaN is a missing value
+
+ private:
+  // The rows and features this iteration's search sees (all of them unless a heuristic is on).
+  void draw_active(const loss::Loss& loss, int iteration) {
+    const auto stream = mix(static_cast<std::uint64_t>(params_.seed)) ^ mix(static_cast<std::uint64_t>(iteration) + 0x51ED);
+    if (sample_rows_) {
+      std::fill(active_rows_.begin(), active_rows_.end(), 1);
+      // Rows are visited in training order; `rows` maps back to X's rows, so the draw is per original row.
+      if (params_.subsample < 1.0)
+        for (std::size_t i = 0; i < n_; ++i)
+          active_rows_[i] = unit(stream ^ mix((rows_.empty() ? i : rows_[i]) + 1)) < params_.subsample;
+      if (params_.weight_trim < 1.0) {
+        loss.sample_mass(mass_.data());
+        trim_by_weight(mass_, params_.weight_trim, active_rows_);
+      }
+    }
+    if (sample_features_) {
+      // Exactly round(fraction * d) features (at least 1): a seeded partial Fisher-Yates shuffle.
+      const std::size_t k =
+          std::max<std::size_t>(1, static_cast<std::size_t>(std::lround(params_.feature_fraction * static_cast<double>(d_))));
+      std::iota(feature_pool_.begin(), feature_pool_.end(), std::size_t{0});
+      std::fill(active_features_.begin(), active_features_.end(), 0);
+      for (std::size_t j = 0; j < k; ++j) {
+        const std::size_t pick = j + static_cast<std::size_t>(unit(stream + 0xFEA7 + j) * static_cast<double>(d_ - j));
+        std::swap(feature_pool_[j], feature_pool_[std::min(pick, d_ - 1)]);
+        active_features_[feature_pool_[j]] = 1;
+      }
+    }
+  }
+
+  MatrixView<T> X_;
+  const TrainParams& params_;
+  const std::vector<std::size_t>& rows_;
+  std::size_t n_;
+  std::size_t d_;
+  int n_threads_;
+  data::BinMapper bins_;
+  data::BinnedMatrix binned_;
+  tree::TreeGrower grower_;
+  bool sample_rows_ = false;
+  bool sample_features_ = false;
+  std::vector<std::uint8_t> active_rows_;
+  std::vector<std::uint8_t> active_features_;
+  std::vector<double> mass_;
+  std::vector<std::size_t> feature_pool_;
+  tree::GrowResult grown_;         // the pending tree and its outputs on the training rows
+  std::vector<std::int8_t> other_;  // a stored tree's outputs on other data
+};
+
+}  // namespace
+
+template <typename T>
+std::unique_ptr<Family<T>> make_tree_family(MatrixView<T> X, const TrainParams& params, const TrainingRows& rows,
+                                            int n_threads) {
+  return std::make_unique<TreeFamily<T>>(X, params, rows, n_threads);
+}
+
+template std::unique_ptr<Family<float>> make_tree_family<float>(MatrixView<float>, const TrainParams&,
+                                                                const TrainingRows&, int);
+template std::unique_ptr<Family<double>> make_tree_family<double>(MatrixView<double>, const TrainParams&,
+                                                                  const TrainingRows&, int);
+
+}  // namespace rebelboost::learner

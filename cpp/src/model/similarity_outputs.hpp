@@ -1,0 +1,91 @@
+// Outputs of a similarity model's learners for rows of raw features: standardise the row, squared
+// distances to the anchors in use, then every learner from its anchors' distances (similarity_function).
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "model/similarity_function.hpp"
+#include "rebelboost/error.hpp"
+#include "rebelboost/matrix_view.hpp"
+#include "rebelboost/model.hpp"
+#include "util/parallel.hpp"
+
+namespace rebelboost::similarity {
+
+class SimilarityEvaluator {
+ public:
+  // Evaluates the learners [first, first + n) of `model` (a similarity model); keeps a reference to it.
+  SimilarityEvaluator(const Model& model, std::size_t first, std::size_t n)
+      : model_(model), first_(first), n_learners_(n), q_(n) {
+    const std::size_t d = model.n_features;
+    for (std::size_t i = 0; i < n; ++i) {
+      const Similarity& s = model.similarities[first + i];
+      if (s.kind == Similarity::Kind::kConstant) continue;
+      n_anchors_ = std::max<std::size_t>(n_anchors_, std::size_t{s.anchor_i} + 1);
+      if (s.kind != Similarity::Kind::kTwoPoint) continue;
+      n_anchors_ = std::max<std::size_t>(n_anchors_, std::size_t{s.anchor_j} + 1);
+      q_[i] = 0.25 * squared_distance(&model.anchors[s.anchor_i * d], &model.anchors[s.anchor_j * d], d);
+    }
+  }
+
+  std::size_t n_features() const { return model_.n_features; }
+  std::size_t n_anchors() const { return n_anchors_; }
+
+  // f_t(x) for the learners t in [first, first + n) into out[t - first], for the row whose feature j is at x[j * stride]; z (n_features)
+  // and distance (n_anchors) are scratch. Throws InvalidArgument naming `row` if x holds NaN.
+  template <typename T>
+  void outputs(const T* x, std::ptrdiff_t stride, std::size_t row, double* z, double* distance, double* out) const {
+    const std::size_t d = model_.n_features;
+    for (std::size_t c = 0; c < d; ++c) {
+      const double v = static_cast<double>(x[static_cast<std::ptrdiff_t>(c) * stride]);
+      if (std::isnan(v))
+        throw InvalidArgument("X contains NaN at row " + std::to_string(row) + ", feature " + std::to_string(c) +
+                              "; similarity models compare whole rows, so impute missing values first");
+      z[c] = (v - model_.feature_mean[c]) / model_.feature_scale[c];
+    }
+    for (std::size_t a = 0; a < n_anchors_; ++a) distance[a] = squared_distance(z, &model_.anchors[a * d], d);
+    for (std::size_t i = 0; i < n_learners_; ++i) {
+      const Similarity& s = model_.similarities[first_ + i];
+      switch (s.kind) {
+        case Similarity::Kind::kConstant: out[i] = 1.0; break;
+        case Similarity::Kind::kOnePoint: out[i] = one_point(s.tau, distance[s.anchor_i]); break;
+        case Similarity::Kind::kTwoPoint:
+          out[i] = two_point(q_[i], distance[s.anchor_i], distance[s.anchor_j]);
+          break;
+      }
+    }
+  }
+
+ private:
+  const Model& model_;
+  std::size_t first_;
+  std::size_t n_learners_;
+  std::size_t n_anchors_ = 0;
+  std::vector<double> q_;  // ||a_i - a_j||^2 / 4 of the two-point learners
+};
+
+// Calls start(begin, end) for each block of rows, then visit(t, r, f_t(x_r)) for every learner t in
+// [first, first + n_learners) of every row of the block, rows in parallel blocks of `block` rows.
+template <typename T, typename Start, typename Visit>
+void for_each_similarity_output(const Model& model, const MatrixView<T>& X, std::size_t first, std::size_t n_learners,
+                                int n_threads, std::size_t block, Start&& start, Visit&& visit) {
+  const SimilarityEvaluator evaluator(model, first, n_learners);
+  const auto n_blocks = static_cast<std::ptrdiff_t>((X.n_rows + block - 1) / block);
+  util::parallel_for(n_blocks, n_threads, [&](std::ptrdiff_t b) {
+    const std::size_t begin = static_cast<std::size_t>(b) * block;
+    const std::size_t end = std::min(X.n_rows, begin + block);
+    std::vector<double> z(evaluator.n_features()), distance(evaluator.n_anchors()), f(n_learners);
+    start(begin, end);
+    for (std::size_t r = begin; r < end; ++r) {
+      evaluator.outputs(X.data + static_cast<std::ptrdiff_t>(r) * X.row_stride, X.col_stride, r, z.data(),
+                        distance.data(), f.data());
+      for (std::size_t i = 0; i < n_learners; ++i) visit(first + i, r, f[i]);
+    }
+  });
+}
+
+}  // namespace rebelboost::similarity
