@@ -74,7 +74,11 @@ void BinaryExpLoss::start_at(const std::vector<double>& bias) {
 const std::int64_t* BinaryExpLoss::split_values(int layer, const std::int8_t* f) {
   // Deeper layers hold the tree's step a fixed: g = 2 sinh(c a) y u has the sign of a, and a > 0
   // whenever the leaves follow their weighted majority (always, unless every sum is zero).
-  if (layer == 0 || step(f).step[0] >= 0) return q_.data();
+  // Every layer's values are q or -q, so the grower may reuse the previous layer's histograms.
+  const bool negated = layer > 0 && step(f).step[0] < 0;
+  relation_ = layer == 0 ? 0 : (negated == negated_ ? 1 : -1);
+  negated_ = negated;
+  if (!negated) return q_.data();
   q_negated_.resize(n_);
   for (std::size_t i = 0; i < n_; ++i) q_negated_[i] = -q_[i];
   return q_negated_.data();
@@ -114,10 +118,10 @@ double BinaryExpLoss::apply(const std::int8_t* f, double a, double right_w, doub
   const double scale = util::kFixedPointScale;
   util::parallel_for(n_blocks(), pass_threads(), [&](std::ptrdiff_t b) {
     const std::size_t end = block_end(b);
-    for (std::size_t i = block_begin(b); i < end; ++i) {
-      const int margin = y[i] * (f ? f[i] : 1);
-      w[i] *= margin > 0 ? shrink : grow;
-      q[i] = util::to_fixed_point(scale * y[i] * w[i]);
+    for (std::size_t i = block_begin(b); i < end; ++i) {  // branch-free: y_i f_i is +-1 at random
+      const double wi = w[i] * (y[i] == (f ? f[i] : 1) ? shrink : grow);
+      w[i] = wi;
+      q[i] = util::to_fixed_point(scale * y[i] * wi);
     }
   });
   z_ *= total;

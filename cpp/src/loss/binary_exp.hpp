@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "loss/loss.hpp"
+#include "util/parallel.hpp"
 
 namespace rebelboost::loss {
 
@@ -20,6 +21,7 @@ class BinaryExpLoss : public Loss {
   std::vector<double> init_bias() override;
   void start_at(const std::vector<double>& bias) override;
   const std::int64_t* split_values(int layer, const std::int8_t* f) override;
+  int relation_to_previous_layer() const override { return relation_; }
   Step step(const std::int8_t* f) const override;
   void update(const std::int8_t* f, const std::vector<double>& a, const Step& sums) override;
   void sample_mass(double* out) const override {
@@ -50,7 +52,7 @@ class BinaryExpLoss : public Loss {
   std::ptrdiff_t n_blocks() const { return static_cast<std::ptrdiff_t>((n_ + kBlock - 1) / kBlock); }
   static std::size_t block_begin(std::ptrdiff_t b) { return static_cast<std::size_t>(b) * kBlock; }
   std::size_t block_end(std::ptrdiff_t b) const { return n_ < block_begin(b) + kBlock ? n_ : block_begin(b) + kBlock; }
-  int pass_threads() const { return n_ > (1u << 16) ? n_threads_ : 1; }  // waking threads pays off above ~64k
+  int pass_threads() const { return util::threads_for(4 * n_, n_threads_); }  // a few ns per sample
 
   std::size_t n_;
   int n_threads_;
@@ -62,6 +64,8 @@ class BinaryExpLoss : public Loss {
   std::vector<std::int64_t> q_;
   std::vector<std::int64_t> q_negated_;
   double z_ = 1.0;          // sum of s exp(-y H): the AdaBoost loss, 1 at H = 0
+  bool negated_ = false;    // split_values last returned -q
+  int relation_ = 0;        // see SplitObjective::relation_to_previous_layer
 };
 
 // Sums of `u` over samples f gets right / wrong: fixed blocks of `block` samples (each with four

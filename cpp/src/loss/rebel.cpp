@@ -295,7 +295,7 @@ class RebelLoss final : public Loss {
   std::ptrdiff_t n_blocks() const { return static_cast<std::ptrdiff_t>((n_ + kBlock - 1) / kBlock); }
   static std::size_t block_begin(std::ptrdiff_t b) { return static_cast<std::size_t>(b) * kBlock; }
   std::size_t block_end(std::ptrdiff_t b) const { return std::min(n_, block_begin(b) + kBlock); }
-  int pass_threads() const { return n_ * K_ > (1u << 17) ? n_threads_ : 1; }
+  int pass_threads() const { return util::threads_for(4 * n_ * K_, n_threads_); }  // a few ns per class
 
   std::size_t n_;
   std::size_t K_;

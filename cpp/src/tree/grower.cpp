@@ -1,18 +1,19 @@
-// Layer-wise tree growth: histograms per (leaf, feature), exact integer split search, partition.
+// Layer-wise tree growth: per layer, every open leaf's histograms (built from its rows, or as parent -
+// sibling), its best split (full scan or pruned pass), then the partition of the leaves that split.
 //
-// Samples of each leaf are kept as one contiguous range of order_ (stable partition after each layer):
-//   order_: [ leaf 0 rows | leaf 1 rows | ... ]   (layer 0: the identity, never materialised)
-// The last layer does not partition: it evaluates the chosen splits straight into the outputs.
+// Histogram subtraction (DESIGN "Trees"): when a layer's split values equal (or negate) the previous
+// layer's, a split leaf's histograms, kept in a pool buffer, give its larger child as parent - smaller
+// child, so only the smaller child reads its rows. The sums are int64 fixed point, so the subtracted
+// histograms are the directly built ones, bit for bit: the tree never depends on it. A leaf searched
+// without a split keeps no split under equal or negated values, so it is not searched again ("settled").
 #include "tree/grower.hpp"
 
 #include <algorithm>
 #include <chrono>
-#include <numeric>
+#include <limits>
 #include <stdexcept>
 
 #include "tree/histogram.hpp"
-#include "tree/multiclass_split.hpp"
-#include "tree/split.hpp"
 #include "util/parallel.hpp"
 
 namespace rebelboost::tree {
@@ -23,391 +24,331 @@ std::int8_t sign_or(std::int64_t v, std::int8_t fallback) {
   return v > 0 ? std::int8_t{1} : (v < 0 ? std::int8_t{-1} : fallback);
 }
 
+// Leaves with fewer rows keep no histograms for the next layer: building their children directly costs
+// less than writing and reading the buffer (n_features x 2 KiB).
+constexpr std::size_t kMinStoredRows = 512;
+
+constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
+
 }  // namespace
 
-bool QuickChooser::use_quick(double mass90_fraction) {
-  if (mass90_fraction > 0.5) return false;  // pruning cannot start before half the rows are in
-  if (full_cost_ < 0) return false;         // measure the full scan first
-  if (quick_cost_ < 0) return true;         // then the pruned pass once
-  if (quick_cost_ < 0.9 * full_cost_) {
-    // Clearly winning with pruning (a 10 % margin keeps timer noise on small nodes from flipping the
-    // choice): re-measure the full scan now and then (its cost per row is stable).
-    if (++since_full_probe_ >= 64) {
-      since_full_probe_ = 0;
-      return false;
-    }
-    return true;
-  }
-  // Losing with pruning: probe again after a doubling interval (at most 256 layers: a losing probe then
-  // costs a few percent even where pruning is 3x slower), or at once if the mass got much more concentrated since the last probe (the
-  // thing that makes pruning pay).
-  // Either way, only while losing probes have cost under 1 % of the time spent in these layers.
-  const bool due = ++since_quick_probe_ >= quick_probe_interval_ || mass90_fraction < 0.67 * mass_at_quick_probe_;
-  if (due && probe_excess_ <= 0.01 * total_seconds_) {
-    since_quick_probe_ = 0;
-    quick_probe_interval_ = std::min(quick_probe_interval_ * 2, 256);
-    mass_at_quick_probe_ = mass90_fraction;
-    return true;
-  }
-  return false;
-}
-
-void QuickChooser::record(bool quick, double seconds, std::size_t node_rows) {
-  if (node_rows == 0) return;
-  total_seconds_ += seconds;
-  if (quick && full_cost_ > 0) probe_excess_ += std::max(0.0, seconds - full_cost_ * static_cast<double>(node_rows));
-  const double cost = seconds / static_cast<double>(node_rows);
-  double& estimate = quick ? quick_cost_ : full_cost_;
-  estimate = estimate < 0 ? cost : 0.5 * (estimate + cost);
-}
+// One histogram job of a layer: leaf `leaf` is built from its rows; for a pair of siblings, `large` (the
+// other one, with at least as many rows) is then the parent's histograms (relation x parent) minus it.
+struct TreeGrower::LayerPlan {
+  struct Job {
+    std::size_t leaf;
+    std::size_t large = kNone;
+    int buffer = -1;        // pool buffer for `leaf`, or -1: per-thread scratch (not kept)
+    int large_buffer = -1;  // the parent's buffer, which becomes `large`'s
+  };
+  std::vector<Job> jobs;
+  std::vector<std::uint8_t> searched;  // per leaf: searched in this layer
+  std::vector<SplitInfo> best;         // per leaf x feature (full scan) or per leaf x 1 (pruned pass)
+  std::vector<std::int64_t> total;     // per leaf: sum of this layer's values
+  int relation = 0;
+  bool quick = false;
+  std::size_t built_rows = 0;          // rows read by histogram builds
+};
 
 TreeGrower::TreeGrower(const data::BinnedMatrix& X, const data::BinMapper& bins, int n_threads,
                        std::vector<std::size_t> class_begin, QuickMode quick, QuickParams quick_params,
-                       Criterion criterion)
+                       Criterion criterion, bool subtraction)
     : X_(X), bins_(bins), n_threads_(n_threads), class_begin_(std::move(class_begin)), criterion_(criterion),
+      subtraction_(subtraction),
       // Pruning is implemented for the loss criterion; Gini always scans in full.
-      quick_(criterion == Criterion::kGini ? QuickMode::kOff : quick), quick_params_(quick_params) {
+      pruned_(X, bins, n_threads, criterion == Criterion::kGini ? QuickMode::kOff : quick, quick_params),
+      pool_(X.n_features, histogram_parts(criterion)) {
   if (criterion_ == Criterion::kGini && class_begin_.size() != 3)
     throw std::logic_error("Gini criterion needs rows sorted by class (2 classes)");
-  if (quick_ != QuickMode::kOff) {
-    identity_rows_.resize(X.n_samples);
-    std::iota(identity_rows_.begin(), identity_rows_.end(), 0u);
-  }
-  order_.resize(X.n_samples);
-  scratch_.resize(X.n_samples);
   q_ordered_.resize(X.n_samples);
 }
 
-GrowResult TreeGrower::grow(SplitObjective& objective, int max_depth, const std::uint8_t* active_rows,
-                            const std::uint8_t* active_features) {
+void TreeGrower::reset(GrowResult& result) {
   const std::size_t n = X_.n_samples;
-  const std::size_t n_features = X_.n_features;
-  const std::uint8_t missing = bins_.missing_bin();
-
-  GrowResult result;
   result.outputs.assign(n, 1);
   Node root;
   root.value = 1;
   result.tree.nodes.push_back(root);
-  std::vector<Leaf> leaves{{0, 0, n, 0}};
-  bool identity = true;  // order_[i] == i (not materialised) until the first partition
+  partition_.reset(n);
+  pool_.release_all();
+  leaves_.assign(1, Leaf{0, 0, n});
+}
 
-  auto row_at = [&](std::size_t i) { return identity ? static_cast<std::uint32_t>(i) : order_[i]; };
-
+GrowResult TreeGrower::grow(SplitObjective& objective, int max_depth, const std::uint8_t* active_rows,
+                            const std::uint8_t* active_features) {
+  GrowResult result;
+  reset(result);
   for (int layer = 0; layer < max_depth; ++layer) {
     if (stop_ != nullptr && stop_->load(std::memory_order_relaxed)) break;  // unfinished: the caller drops it
     const bool last_layer = layer == max_depth - 1;
     if (layer == 0 && objective.root_width() > 1) {
-      // REBEL: the root is searched jointly over the K-vector step (multiclass_split.hpp).
-      const std::size_t K = objective.root_width();
-      const std::int64_t* v = objective.root_vectors();
-      if (active_rows) {
-        v_masked_.assign(v, v + n * K);
-        for (std::size_t i = 0; i < n; ++i)
-          if (!active_rows[i]) std::fill(v_masked_.begin() + static_cast<std::ptrdiff_t>(i * K),
-                                         v_masked_.begin() + static_cast<std::ptrdiff_t>((i + 1) * K), 0);
-        v = v_masked_.data();
-      }
-      bool quick_root = false;
-      if (quick_ != QuickMode::kOff) {  // mass concentration: the work record, and auto's choice
-        q_masked_.resize(n);
-        for (std::size_t i = 0; i < n; ++i) {
-          std::int64_t total = 0;
-          for (std::size_t k = 0; k < K; ++k) total += v[i * K + k];
-          q_masked_[i] = total;
-        }
-        result.mass90_fraction = estimate_mass90_fraction(identity_rows_.data(), n, q_masked_.data());
-        quick_root = quick_ == QuickMode::kOn ||
-                     (worth_pruning(n, active_features) && chooser_[0].use_quick(result.mass90_fraction));
-      }
-      const auto start = std::chrono::steady_clock::now();
-      RootSplit r;
-      if (quick_root) {  // pruned: the same split (multiclass_split.hpp)
-        QuickWork work;
-        r = quick_multiclass_root(X_, bins_, v, K, class_begin_, n_threads_, quick_params_, work, active_features);
-        ++result.quick_nodes;
-        result.features_pruned += work.features_pruned;
-      } else {
-        r = best_multiclass_root(X_, bins_, v, K, class_begin_, n_threads_, active_features);
-        ++result.full_nodes;
-      }
-      if (quick_ == QuickMode::kAuto)
-        chooser_[0].record(quick_root, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), n);
-      result.bin_accumulations += r.bin_accumulations;
-      if (!r.found) break;  // f = +1 everywhere
-      SplitInfo s;
-      s.feature = r.feature;
-      s.bin = r.bin;
-      s.nan_left = r.nan_left;
-      s.left_sum = -1;  // f = -1 on the left, +1 on the right
-      s.right_sum = 1;
-      const double gain = 2.0 * (r.loss_unsplit - r.loss) / kFixedPointScale;
-      leaves = split_leaf(result, leaves[0], s, gain, identity, last_layer);
-      if (last_layer) break;
-      identity = false;
+      if (!grow_multiclass_root(objective, result, active_rows, active_features, last_layer)) break;
       continue;
     }
-    const std::int64_t* q = objective.split_values(layer, result.outputs.data());
-    if (active_rows) {
-      q_masked_.assign(q, q + n);
-      for (std::size_t i = 0; i < n; ++i)
-        if (!active_rows[i]) q_masked_[i] = 0;
-      q = q_masked_.data();
+    int relation = 0;
+    const std::int64_t* q = layer_values(objective, layer, result, active_rows, relation);
+    // Which pass searches this layer: one decision, from the mass concentration of its largest open leaf.
+    std::size_t largest = kNone;
+    for (std::size_t l = 0; l < leaves_.size(); ++l)
+      if (leaves_[l].rows() >= 2 && !(leaves_[l].settled && relation != 0) &&
+          (largest == kNone || leaves_[l].rows() > leaves_[largest].rows()))
+        largest = l;
+    double mass90 = -1.0;
+    const bool quick = largest != kNone && pruned_.mode() != QuickMode::kOff &&
+                       pruned_.choose(layer, partition_.identity() ? nullptr : partition_.rows(leaves_[largest].begin),
+                                      leaves_[largest].rows(), q, active_features, mass90);
+    if (layer == 0) result.mass90_fraction = mass90;
+    LayerPlan plan = plan_layer(relation, last_layer, quick);
+    const auto start = std::chrono::steady_clock::now();
+    if (quick) {
+      search_pruned(plan, q, layer == 0 ? mass90 : -1.0, active_features, result);
+    } else {
+      search_full(plan, q, active_features, result);
     }
-
-    std::vector<std::size_t> open;  // leaves that may split in this layer
-    for (std::size_t l = 0; l < leaves.size(); ++l)
-      if (leaves[l].end - leaves[l].begin >= 2) open.push_back(l);
-    if (!identity)
-      for (std::size_t i = 0; i < n; ++i) q_ordered_[i] = q[order_[i]];
-    const bool gini = criterion_ == Criterion::kGini;
-    // Gini: where each open leaf's class-1 rows start (rows stay sorted by index, hence by class).
-    std::vector<std::size_t> class_split(open.size());
-    if (gini)
-      for (std::size_t o = 0; o < open.size(); ++o) {
-        const Leaf& leaf = leaves[open[o]];
-        class_split[o] = identity ? std::clamp(class_begin_[1], leaf.begin, leaf.end)
-                                  : static_cast<std::size_t>(std::lower_bound(order_.begin() + static_cast<std::ptrdiff_t>(leaf.begin),
-                                                                              order_.begin() + static_cast<std::ptrdiff_t>(leaf.end),
-                                                                              static_cast<std::uint32_t>(class_begin_[1])) -
-                                                             order_.begin());
-      }
-
-    // Which open leaves prune features (QuickBoost): their rows heaviest first give the mass concentration.
-    std::vector<std::uint8_t> use_quick(open.size(), 0);
-    std::vector<double> mass90(open.size(), -1.0);
-    if (quick_ != QuickMode::kOff && !open.empty()) {
-      // One decision per layer (all its open leaves take the same pass), from the mass concentration of
-      // its largest leaf; costs are recorded per layer too, so small leaves' fixed costs do not skew them.
-      std::size_t largest = 0;
-      for (std::size_t o = 1; o < open.size(); ++o)
-        if (leaves[open[o]].end - leaves[open[o]].begin > leaves[open[largest]].end - leaves[open[largest]].begin) largest = o;
-      {
-        const Leaf& big = leaves[open[largest]];
-        const std::uint32_t* rows = identity ? identity_rows_.data() + big.begin : order_.data() + big.begin;
-        mass90[largest] = estimate_mass90_fraction(rows, big.end - big.begin, q);
-      }
-      const bool quick_layer =
-          quick_ == QuickMode::kOn ||
-          (quick_ == QuickMode::kAuto && worth_pruning(leaves[open[largest]].end - leaves[open[largest]].begin, active_features) &&
-           chooser_[layer > 0].use_quick(mass90[largest]));
-      std::fill(use_quick.begin(), use_quick.end(), quick_layer ? 1 : 0);
-      if (layer == 0) result.mass90_fraction = mass90[0];
-      if (quick_layer) {
-        const std::int64_t before = heavy_rebuilds_;
-        refresh_heavy(q, layer == 0 ? mass90[0] : -1.0);
-        result.heavy_rebuilds += static_cast<std::int32_t>(heavy_rebuilds_ - before);
-        if (!identity) {
-          leaf_of_row_.resize(n);
-          for (std::size_t l = 0; l < leaves.size(); ++l)
-            for (std::size_t i = leaves[l].begin; i < leaves[l].end; ++i) leaf_of_row_[order_[i]] = static_cast<std::uint32_t>(l);
-        }
-      }
-    }
-
-    // best[o * n_features + f]: best split of open leaf o on feature f; every feature's histogram of a
-    // leaf sums to the leaf total, which feature 0 records.
-    std::vector<SplitInfo> best(open.size() * n_features);
-    std::vector<std::int64_t> open_total(open.size(), 0);
-    std::size_t full_rows = 0;
-    for (std::size_t o = 0; o < open.size(); ++o)
-      if (!use_quick[o]) full_rows += leaves[open[o]].end - leaves[open[o]].begin;
-    const auto full_start = std::chrono::steady_clock::now();
-    if (full_rows > 0)
-      util::parallel_for(static_cast<std::ptrdiff_t>(n_features), n_threads_, [&](std::ptrdiff_t fi) {
-        const std::size_t f = static_cast<std::size_t>(fi);
-        if (active_features && !active_features[f]) return;  // LazyBoost: not searched this iteration
-        const std::uint8_t* column = X_.column(f);
-        const int n_value_bins = bins_.n_value_bins(f);
-        alignas(64) std::int64_t hist[kHistBins];
-        alignas(64) std::int64_t abs_hist[kHistBins];
-        for (std::size_t o = 0; o < open.size(); ++o) {
-          if (use_quick[o]) continue;
-          const Leaf& leaf = leaves[open[o]];
-          auto add = [&](std::size_t begin, std::size_t end, std::int64_t* h) {
-            if (identity) {
-              accumulate(column + begin, q + begin, end - begin, h);
-            } else {
-              accumulate_gather(column, order_.data() + begin, q_ordered_.data() + begin, end - begin, h);
-            }
-          };
-          std::fill(hist, hist + kHistBins, 0);
-          if (gini) {  // hist: class 0 rows, abs_hist: class 1 rows; then S and T per bin
-            std::fill(abs_hist, abs_hist + kHistBins, 0);
-            add(leaf.begin, class_split[o], hist);
-            add(class_split[o], leaf.end, abs_hist);
-            for (int b = 0; b < kHistBins; ++b) {
-              const std::int64_t a = hist[b], c = abs_hist[b];
-              hist[b] = a + c;
-              abs_hist[b] = abs64(a) + abs64(c);
-            }
-            best[o * n_features + f] =
-                best_split_gini(hist, abs_hist, n_value_bins, missing, static_cast<std::int32_t>(f));
-          } else {
-            add(leaf.begin, leaf.end, hist);
-            best[o * n_features + f] = best_split(hist, n_value_bins, missing, static_cast<std::int32_t>(f));
-          }
-          if (f == 0) {
-            std::int64_t total = 0;
-            for (int b = 0; b < kHistBins; ++b) total += hist[b];
-            open_total[o] = total;
-          }
-        }
-      });
-    const std::size_t n_active =
-        active_features ? static_cast<std::size_t>(std::count(active_features, active_features + n_features, 1)) : n_features;
-    if (active_features && !active_features[0])  // feature 0 records the leaf sums; without it, sum directly
-      for (std::size_t o = 0; o < open.size(); ++o) {
-        if (use_quick[o]) continue;
-        std::int64_t total = 0;
-        for (std::size_t i = leaves[open[o]].begin; i < leaves[open[o]].end; ++i) total += q[row_at(i)];
-        open_total[o] = total;
-      }
-    if (full_rows > 0) {
-      chooser_[layer > 0].record(false, std::chrono::duration<double>(std::chrono::steady_clock::now() - full_start).count(),
-                      full_rows);
-    }
-    double quick_seconds = 0.0;
-    std::size_t quick_rows = 0;
-    for (std::size_t o = 0; o < open.size(); ++o) {
-      const Leaf& leaf = leaves[open[o]];
-      if (!use_quick[o]) {
-        ++result.full_nodes;
-        result.bin_accumulations += static_cast<std::int64_t>((leaf.end - leaf.begin) * n_active);
-        continue;
-      }
-      // Pruned pass: the same winner as the full scan (quick_prune.hpp).
-      const auto start = std::chrono::steady_clock::now();
-      const std::uint32_t* rows = identity ? identity_rows_.data() + leaf.begin : order_.data() + leaf.begin;
-      const std::size_t leaf_rows = leaf.end - leaf.begin;
-      // The cached heavy rows serve as the first subset when enough of them (and of the mass) are here.
-      bool cached = false;
-      if (!heavy_.empty()) {
-        const std::size_t m = heavy_.rows.size();
-        heavy_q_.resize(m);
-        std::size_t inside = 0;
-        std::int64_t cached_mass = 0;
-        for (std::size_t i = 0; i < m; ++i) {
-          const std::uint32_t r = heavy_.rows[i];
-          const bool in = identity || leaf_of_row_[r] == open[o];
-          heavy_q_[i] = in ? q[r] : 0;
-          inside += in;
-          cached_mass += abs64(heavy_q_[i]);
-        }
-        std::int64_t leaf_mass = 0;
-        for (std::size_t i = 0; i < leaf_rows; ++i) leaf_mass += abs64(q[rows[i]]);
-        cached = 4 * inside >= m && 2 * cached_mass >= leaf_mass && cached_mass > 0;
-      }
-      order_by_weight(rows, leaf_rows, q, heavy_rows_, heavy_values_, cached ? heavy_.member.data() : nullptr);
-      QuickWork work;
-      const SplitInfo winner = quick_best_split(X_, bins_, heavy_rows_.data(), heavy_values_.data(),
-                                                heavy_rows_.size(), n_threads_, quick_params_, work, quick_scratch_,
-                                                active_features, cached ? &heavy_ : nullptr,
-                                                cached ? heavy_q_.data() : nullptr);
-      if (winner.found()) best[o * n_features + static_cast<std::size_t>(winner.feature)] = winner;
-      std::int64_t total = 0;
-      for (const std::int64_t v : heavy_values_) total += v;
-      if (cached)
-        for (const std::int64_t v : heavy_q_) total += v;
-      open_total[o] = total;
-      ++result.quick_nodes;
-      result.features_pruned += work.features_pruned;
-      result.bin_accumulations += work.bin_accumulations;
-      quick_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      quick_rows += leaf.end - leaf.begin;
-    }
-    if (quick_rows > 0) chooser_[layer > 0].record(true, quick_seconds, quick_rows);
-
-    // Leaf sums decide the value of leaves that do not split (re-chosen for the current step).
-    std::vector<std::int64_t> leaf_sum(leaves.size(), 0);
-    std::vector<std::uint8_t> is_open(leaves.size(), 0);
-    for (std::size_t o = 0; o < open.size(); ++o) {
-      leaf_sum[open[o]] = open_total[o];
-      is_open[open[o]] = 1;
-    }
-    for (std::size_t l = 0; l < leaves.size(); ++l)
-      if (!is_open[l])
-        for (std::size_t i = leaves[l].begin; i < leaves[l].end; ++i) leaf_sum[l] += q[row_at(i)];
-    for (std::size_t l = 0; l < leaves.size(); ++l) {
-      Node& node = result.tree.nodes[leaves[l].node];
-      node.value = sign_or(leaf_sum[l], node.value);
-    }
-
-    // Winner per open leaf in the fixed order (score, feature, bin, NaN side).
-    std::vector<SplitInfo> chosen(leaves.size());
-    bool any_split = false;
-    for (std::size_t o = 0; o < open.size(); ++o) {
-      SplitInfo winner;
-      for (std::size_t f = 0; f < n_features; ++f) {
-        const SplitInfo& s = best[o * n_features + f];
-        if (s.found() && (!winner.found() || better(s, winner))) winner = s;
-      }
-      chosen[open[o]] = winner;
-      any_split = any_split || winner.found();
-    }
-
-    std::vector<Leaf> next;
-    for (std::size_t l = 0; l < leaves.size(); ++l) {
-      const Leaf leaf = leaves[l];
-      const SplitInfo& s = chosen[l];
-      if (!s.found()) {
-        const std::int8_t v = result.tree.nodes[leaf.node].value;
-        for (std::size_t i = leaf.begin; i < leaf.end; ++i) result.outputs[row_at(i)] = v;
-        next.push_back(leaf);
-        continue;
-      }
-      const double gain = gini ? s.gini_gain / kFixedPointScale
-                               : static_cast<double>(s.score - abs64(leaf_sum[l])) / (2.0 * kFixedPointScale);
-      for (const Leaf& child : split_leaf(result, leaf, s, gain, identity, last_layer)) next.push_back(child);
-    }
-    if (!any_split) break;
-    if (!last_layer) identity = false;
-    leaves = std::move(next);
+    std::size_t searched_rows = 0;
+    for (std::size_t l = 0; l < leaves_.size(); ++l)
+      if (plan.searched[l]) searched_rows += leaves_[l].rows();
+    pruned_.record(layer, quick, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
+                   searched_rows);
+    if (!apply_layer(plan, q, result, last_layer)) break;
   }
+  pool_.release_all();
   return result;
 }
 
-bool TreeGrower::worth_pruning(std::size_t node_rows, const std::uint8_t* active_features) const {
-  // Below about a million histogram adds the full scan takes well under a millisecond: pruning could save
-  // little, and timing such small passes to choose between them is mostly noise.
-  std::size_t n_active = X_.n_features;
-  if (active_features) n_active = static_cast<std::size_t>(std::count(active_features, active_features + X_.n_features, 1));
-  return node_rows * n_active >= (std::size_t{1} << 20);
+bool TreeGrower::grow_multiclass_root(SplitObjective& objective, GrowResult& result, const std::uint8_t* active_rows,
+                                      const std::uint8_t* active_features, bool last_layer) {
+  // REBEL: the root is searched jointly over the K-vector step (multiclass_split.hpp).
+  const std::size_t n = X_.n_samples;
+  const std::size_t K = objective.root_width();
+  const std::int64_t* v = objective.root_vectors();
+  if (active_rows) {
+    v_masked_.assign(v, v + n * K);
+    for (std::size_t i = 0; i < n; ++i)
+      if (!active_rows[i])
+        std::fill(v_masked_.begin() + static_cast<std::ptrdiff_t>(i * K), v_masked_.begin() + static_cast<std::ptrdiff_t>((i + 1) * K), 0);
+    v = v_masked_.data();
+  }
+  QuickWork work;
+  bool quick = false;
+  const RootSplit r = pruned_.root(v, K, class_begin_, active_features, work, quick, result.mass90_fraction);
+  ++(quick ? result.quick_nodes : result.full_nodes);
+  result.features_pruned += work.features_pruned;
+  result.bin_accumulations += r.bin_accumulations;
+  if (!r.found) return false;  // f = +1 everywhere
+  SplitInfo s;
+  s.feature = r.feature;
+  s.bin = r.bin;
+  s.nan_left = r.nan_left;
+  s.left_sum = -1;  // f = -1 on the left, +1 on the right
+  s.right_sum = 1;
+  const double gain = 2.0 * (r.loss_unsplit - r.loss) / kFixedPointScale;
+  leaves_ = split_leaf(result, leaves_[0], s, gain, last_layer);
+  return !last_layer;
 }
 
-void TreeGrower::refresh_heavy(const std::int64_t* q, double mass90_fraction) {
-  const std::size_t n = X_.n_samples;
-  std::int64_t total = 0;
-  for (std::size_t i = 0; i < n; ++i) total += abs64(q[i]);
-  if (total == 0) return;
-  if (!heavy_.empty()) {
-    std::int64_t cached = 0;
-    for (const std::uint32_t r : heavy_.rows) cached += abs64(q[r]);
-    const bool holds_enough = static_cast<double>(cached) >= 0.85 * static_cast<double>(total);
-    const bool oversized = mass90_fraction >= 0.0 &&
-                           static_cast<double>(heavy_.rows.size()) > 3.0 * mass90_fraction * static_cast<double>(n) + 64.0;
-    if (holds_enough && !oversized) return;
+const std::int64_t* TreeGrower::layer_values(SplitObjective& objective, int layer, const GrowResult& result,
+                                             const std::uint8_t* active_rows, int& relation) {
+  const std::int64_t* q = objective.split_values(layer, result.outputs.data());
+  relation = layer == 0 || !subtraction_ ? 0 : objective.relation_to_previous_layer();
+  if (active_rows) {
+    const std::size_t n = X_.n_samples;
+    q_masked_.assign(q, q + n);
+    for (std::size_t i = 0; i < n; ++i)
+      if (!active_rows[i]) q_masked_[i] = 0;
+    q = q_masked_.data();
   }
-  // The heaviest rows up to 95 % of the mass, if that is at most a quarter of the rows: else pruning
-  // rarely pays, and building the cache (a gather of every feature) would cost more than it saves.
-  order_by_weight(identity_rows_.data(), n, q, heavy_rows_, heavy_values_);
-  const auto target = static_cast<std::int64_t>(0.95 * static_cast<double>(total));
-  std::int64_t mass = 0;
-  std::size_t m = 0;
-  while (m < heavy_rows_.size() && mass < target) mass += abs64(heavy_values_[m++]);
-  if (4 * m > n || m > HeavyRows::kMaxRows) {
-    heavy_.clear();
-    return;
+  return q;
+}
+
+TreeGrower::LayerPlan TreeGrower::plan_layer(int relation, bool last_layer, bool quick) {
+  LayerPlan plan;
+  plan.relation = relation;
+  plan.quick = quick;
+  plan.searched.assign(leaves_.size(), 0);
+  plan.total.assign(leaves_.size(), 0);
+  auto store = [&](const Leaf& leaf) {
+    return !last_layer && subtraction_ && leaf.rows() >= kMinStoredRows ? pool_.acquire() : -1;
+  };
+  for (std::size_t l = 0; l < leaves_.size(); ++l) {
+    Leaf& leaf = leaves_[l];
+    if (relation == 0) leaf.settled = false;
+    plan.searched[l] = leaf.rows() >= 2 && !leaf.settled;
+    if (leaf.parent_hist >= 0 && (relation == 0 || quick)) {  // the parent's histograms are of no use
+      pool_.release(leaf.parent_hist);
+      leaf.parent_hist = -1;
+    }
+    if (quick) continue;
+    if (leaf.parent_hist >= 0 && relation != 0) {  // a pair of new siblings: build the smaller one
+      const std::size_t small = leaves_[l + 1].rows() < leaf.rows() ? l + 1 : l;
+      LayerPlan::Job job;
+      job.leaf = small;
+      job.large = small == l ? l + 1 : l;
+      job.buffer = store(leaves_[small]);
+      job.large_buffer = leaf.parent_hist;
+      plan.jobs.push_back(job);
+      continue;
+    }
+    const bool second_of_pair = l > 0 && leaves_[l - 1].parent_hist >= 0 && relation != 0;
+    if (!second_of_pair && plan.searched[l]) plan.jobs.push_back({l, kNone, store(leaf), -1});
   }
-  ++heavy_rebuilds_;
-  heavy_.build(X_, std::vector<std::uint32_t>(heavy_rows_.begin(), heavy_rows_.begin() + static_cast<std::ptrdiff_t>(m)),
-               n_threads_);
+  return plan;
+}
+
+std::size_t TreeGrower::class_split(const Leaf& leaf) const {
+  // Rows of a leaf ascend, and rows are sorted by class: class 1 starts at the first row >= class_begin[1].
+  std::size_t lo = leaf.begin, hi = leaf.end;
+  const std::size_t boundary = class_begin_[1];
+  while (lo < hi) {
+    const std::size_t mid = lo + (hi - lo) / 2;
+    if (partition_.row(mid) < boundary) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+void TreeGrower::search_full(LayerPlan& plan, const std::int64_t* q, const std::uint8_t* active_features,
+                             GrowResult& result) {
+  const std::size_t n_features = X_.n_features;
+  const std::uint8_t missing = bins_.missing_bin();
+  const bool gini = criterion_ == Criterion::kGini;
+  const std::size_t stride = pool_.stride();
+  // Values in partition order for the leaves read by gathering.
+  const bool identity = partition_.identity();
+  std::vector<std::size_t> split_at(leaves_.size(), 0);
+  for (const LayerPlan::Job& job : plan.jobs) {
+    const Leaf& leaf = leaves_[job.leaf];
+    if (!identity) partition_.gather_values(leaf.begin, leaf.end, q, q_ordered_.data(), n_threads_);
+    if (gini) split_at[job.leaf] = class_split(leaf);
+    plan.built_rows += leaf.rows();
+  }
+  const std::int64_t* values = identity ? q : q_ordered_.data();
+  const std::uint32_t* order = identity ? nullptr : partition_.rows(0);
+  std::size_t n_active = n_features;
+  if (active_features) n_active = static_cast<std::size_t>(std::count(active_features, active_features + n_features, 1));
+  const int threads = util::threads_for((plan.built_rows + plan.jobs.size() * kHistBins) * n_active, n_threads_);
+  scratch_.resize(static_cast<std::size_t>(threads) * stride);
+  plan.best.assign(leaves_.size() * n_features, SplitInfo{});
+  std::size_t first_active = 0;
+  while (active_features && !active_features[first_active]) ++first_active;
+
+  auto add_rows = [&](std::size_t f, std::size_t begin, std::size_t end, std::int64_t* h) {
+    if (order) accumulate_gather(X_.column(f), order + begin, values + begin, end - begin, h);
+    else accumulate(X_.column(f) + begin, values + begin, end - begin, h);
+  };
+  auto build = [&](std::size_t f, std::size_t l, std::int64_t* h) {
+    std::fill(h, h + stride, 0);
+    const Leaf& leaf = leaves_[l];
+    if (gini) {
+      add_rows(f, leaf.begin, split_at[l], h);
+      add_rows(f, split_at[l], leaf.end, h + kHistBins);
+    } else {
+      add_rows(f, leaf.begin, leaf.end, h);
+    }
+  };
+  auto search = [&](std::size_t f, std::size_t l, const std::int64_t* h) {
+    if (plan.searched[l])
+      plan.best[l * n_features + f] = feature_split(h, criterion_, bins_.n_value_bins(f), missing, static_cast<std::int32_t>(f));
+    if (f == first_active) plan.total[l] = histogram_total(h, criterion_);
+  };
+  util::parallel_for(static_cast<std::ptrdiff_t>(n_features), threads, [&](std::ptrdiff_t fi) {
+    const auto f = static_cast<std::size_t>(fi);
+    if (active_features && !active_features[f]) return;  // LazyBoost: not searched this iteration
+    std::int64_t* scratch = &scratch_[static_cast<std::size_t>(util::thread_index()) * stride];
+    for (const LayerPlan::Job& job : plan.jobs) {
+      std::int64_t* h = job.buffer >= 0 ? pool_.at(job.buffer, f) : scratch;
+      build(f, job.leaf, h);
+      search(f, job.leaf, h);
+      if (job.large == kNone) continue;
+      std::int64_t* parent = pool_.at(job.large_buffer, f);  // becomes the larger sibling's
+      if (plan.relation < 0) negate_histogram(parent, stride);
+      subtract_histogram(parent, h, stride);
+      search(f, job.large, parent);
+    }
+  });
+  for (const LayerPlan::Job& job : plan.jobs) {
+    leaves_[job.leaf].hist = job.buffer;
+    if (job.large != kNone) {
+      leaves_[job.large].hist = job.large_buffer;
+      leaves_[job.leaf].parent_hist = leaves_[job.large].parent_hist = -1;
+      ++result.subtracted_nodes;
+    }
+  }
+  for (std::size_t l = 0; l < leaves_.size(); ++l) result.full_nodes += plan.searched[l];
+  result.bin_accumulations += static_cast<std::int64_t>(plan.built_rows * n_active);
+}
+
+void TreeGrower::search_pruned(LayerPlan& plan, const std::int64_t* q, double mass90,
+                               const std::uint8_t* active_features, GrowResult& result) {
+  const bool identity = partition_.identity();
+  if (!identity) {
+    leaf_of_row_.resize(X_.n_samples);
+    for (std::size_t l = 0; l < leaves_.size(); ++l)
+      for (std::size_t i = leaves_[l].begin; i < leaves_[l].end; ++i)
+        leaf_of_row_[partition_.row(i)] = static_cast<std::uint32_t>(l);
+  }
+  pruned_.prepare_layer(q, mass90, identity ? nullptr : leaf_of_row_.data(), result.heavy_rebuilds);
+  const std::size_t n_features = X_.n_features;
+  plan.best.assign(leaves_.size() * n_features, SplitInfo{});
+  for (std::size_t l = 0; l < leaves_.size(); ++l) {
+    const Leaf& leaf = leaves_[l];
+    if (!plan.searched[l]) continue;
+    QuickWork work;
+    const std::uint32_t* rows = partition_.rows(leaf.begin);
+    const SplitInfo winner =
+        pruned_.search(static_cast<std::uint32_t>(l), rows, leaf.rows(), q, active_features, work, plan.total[l]);
+    if (winner.found()) plan.best[l * n_features + static_cast<std::size_t>(winner.feature)] = winner;
+    ++result.quick_nodes;
+    result.features_pruned += work.features_pruned;
+    result.bin_accumulations += work.bin_accumulations;
+  }
+}
+
+bool TreeGrower::apply_layer(LayerPlan& plan, const std::int64_t* q, GrowResult& result, bool last_layer) {
+  const std::size_t n_features = X_.n_features;
+  // Sums of the leaves not searched decide their values too (re-chosen for the current values).
+  for (std::size_t l = 0; l < leaves_.size(); ++l) {
+    const Leaf& leaf = leaves_[l];
+    if (plan.searched[l]) continue;
+    if (leaf.settled) {
+      plan.total[l] = plan.relation * leaf.sum;
+    } else {
+      for (std::size_t i = leaf.begin; i < leaf.end; ++i) plan.total[l] += q[partition_.row(i)];
+    }
+  }
+  std::vector<Leaf> next;
+  bool any_split = false;
+  for (std::size_t l = 0; l < leaves_.size(); ++l) {
+    Leaf leaf = leaves_[l];
+    Node& node = result.tree.nodes[leaf.node];
+    node.value = sign_or(plan.total[l], node.value);
+    // Winner in the fixed order (score, feature, bin, NaN side).
+    SplitInfo s;
+    for (std::size_t f = 0; f < n_features && plan.searched[l]; ++f) {
+      const SplitInfo& c = plan.best[l * n_features + f];
+      if (c.found() && (!s.found() || better(c, s))) s = c;
+    }
+    if (!s.found()) {
+      for (std::size_t i = leaf.begin; i < leaf.end; ++i) result.outputs[partition_.row(i)] = node.value;
+      pool_.release(leaf.hist);
+      leaf.hist = -1;
+      leaf.settled = leaf.settled || plan.searched[l];
+      leaf.sum = plan.total[l];
+      next.push_back(leaf);
+      continue;
+    }
+    any_split = true;
+    const double gain = criterion_ == Criterion::kGini
+                            ? s.gini_gain / kFixedPointScale
+                            : static_cast<double>(s.score - abs64(plan.total[l])) / (2.0 * kFixedPointScale);
+    for (const Leaf& child : split_leaf(result, leaf, s, gain, last_layer)) next.push_back(child);
+  }
+  leaves_ = std::move(next);
+  return any_split && !last_layer;
 }
 
 std::vector<TreeGrower::Leaf> TreeGrower::split_leaf(GrowResult& result, const Leaf& leaf, const SplitInfo& s,
-                                                     double gain, bool identity, bool last_layer) {
-  const std::uint8_t missing = bins_.missing_bin();
-  auto row_at = [&](std::size_t i) { return identity ? static_cast<std::uint32_t>(i) : order_[i]; };
+                                                     double gain, bool last_layer) {
   const auto left_id = static_cast<std::uint32_t>(result.tree.nodes.size());
   Node left_node, right_node;
   left_node.value = sign_or(s.left_sum, 1);
@@ -423,36 +364,18 @@ std::vector<TreeGrower::Leaf> TreeGrower::split_leaf(GrowResult& result, const L
   node.gain = gain;
   node.value = 0;
 
-  const std::uint8_t* column = X_.column(static_cast<std::size_t>(s.feature));
-  const auto bin = static_cast<std::uint8_t>(s.bin);
-  const bool nan_left = s.nan_left;
-  auto goes_left = [&](std::uint32_t row) {
-    const std::uint8_t code = column[row];
-    return code == missing ? nan_left : code <= bin;
-  };
+  const RowPartition::Rule rule{X_.column(static_cast<std::size_t>(s.feature)), static_cast<std::uint8_t>(s.bin),
+                                static_cast<std::uint8_t>(bins_.missing_bin()), s.nan_left};
   if (last_layer) {
-    for (std::size_t i = leaf.begin; i < leaf.end; ++i) {
-      const std::uint32_t row = row_at(i);
-      result.outputs[row] = goes_left(row) ? left_node.value : right_node.value;
-    }
+    partition_.label(leaf.begin, leaf.end, rule, left_node.value, right_node.value, result.outputs.data(), n_threads_);
+    pool_.release(leaf.hist);
     return {};
   }
-  // Stable partition of the leaf's rows: left block, then right block.
-  std::size_t n_left = 0, n_right = 0;
-  for (std::size_t i = leaf.begin; i < leaf.end; ++i) {
-    const std::uint32_t row = row_at(i);
-    if (goes_left(row)) {
-      order_[leaf.begin + n_left++] = row;
-      result.outputs[row] = left_node.value;
-    } else {
-      scratch_[n_right++] = row;
-      result.outputs[row] = right_node.value;
-    }
-  }
-  std::copy(scratch_.begin(), scratch_.begin() + static_cast<std::ptrdiff_t>(n_right),
-            order_.begin() + static_cast<std::ptrdiff_t>(leaf.begin + n_left));
-  const std::size_t mid = leaf.begin + n_left;
-  return {{left_id, leaf.begin, mid, leaf.depth + 1}, {left_id + 1, mid, leaf.end, leaf.depth + 1}};
+  const std::size_t mid =
+      partition_.split(leaf.begin, leaf.end, rule, left_node.value, right_node.value, result.outputs.data(), n_threads_);
+  Leaf left{left_id, leaf.begin, mid}, right{left_id + 1, mid, leaf.end};
+  left.parent_hist = leaf.hist;  // its histograms give the larger child as parent - smaller child
+  return {left, right};
 }
 
 }  // namespace rebelboost::tree

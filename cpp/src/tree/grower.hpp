@@ -9,6 +9,9 @@
 #include "data/bin_mapper.hpp"
 #include "data/binned_matrix.hpp"
 #include "rebelboost/model.hpp"
+#include "tree/node_histograms.hpp"
+#include "tree/node_search.hpp"
+#include "tree/partition.hpp"
 #include "tree/quick_prune.hpp"
 #include "tree/split.hpp"
 
@@ -23,6 +26,11 @@ class SplitObjective {
   // array belongs to the objective and stays valid until its next non-const call.
   virtual const std::int64_t* split_values(int layer, const std::int8_t* f) = 0;
 
+  // How the values split_values(layer, .) last returned relate to those it returned for layer - 1 of the
+  // same tree: +1 equal, -1 negated, 0 unrelated (the default; always 0 for layer 0). Equal or negated
+  // values let the grower reuse the previous layer's histograms: a sibling is parent - child, exactly.
+  virtual int relation_to_previous_layer() const { return 0; }
+
   // Multi-class objectives (REBEL) search the root split jointly over the K-vector step: K > 1 here,
   // and root_vectors() returns per-sample fixed-point K-vectors v_n (w+_nk for k != y_n, w-_n in slot
   // y_n) for rows sorted by class. 0 (the default) means the root uses split_values(0, .).
@@ -36,48 +44,21 @@ struct GrowResult {
   std::int64_t bin_accumulations = 0;
   std::int32_t quick_nodes = 0;      // nodes searched with QuickBoost pruning
   std::int32_t full_nodes = 0;       // nodes searched by the full scan
+  std::int32_t subtracted_nodes = 0; // of those, nodes whose histograms were parent - sibling
   std::int32_t features_pruned = 0;
   double mass90_fraction = -1.0;     // root: fraction of its rows holding 90 % of the split-value mass
   std::int32_t heavy_rebuilds = 0;   // times the pruned pass's cached heavy rows were rebuilt
 };
 
-// Split criterion of the scalar layers: the loss itself (|L| + |R|, i.e. weighted error for the binary
-// losses) or the weighted Gini impurity of the split values (as scikit-learn's trees). Gini needs rows
-// sorted by class with class_begin = {0, n_0, n} and one sign of q per class (the binary losses): the
-// two classes' histograms then give the signed sum S and the weight T = |S_0| + |S_1| per bin at the cost
-// of one histogram.
-enum class Criterion { kLoss, kGini };
-
-// Whether node searches prune features (QuickBoost). Every mode gives the same tree bit for bit.
-enum class QuickMode { kOff, kOn, kAuto };
-
-// Picks the full scan or the pruned pass per node from measured cost per node row of each (kAuto). Probes
-// the pass it is not using with a backoff, and re-probes a losing pruned pass only while such probes have
-// cost under 1 % of the time spent so far, so auto stays within about 1 % of the better pass.
-class QuickChooser {
- public:
-  bool use_quick(double mass90_fraction);
-  void record(bool quick, double seconds, std::size_t node_rows);
-
- private:
-  double full_cost_ = -1.0;   // seconds per node row
-  double quick_cost_ = -1.0;
-  int since_quick_probe_ = 0;
-  int quick_probe_interval_ = 8;
-  int since_full_probe_ = 0;
-  double mass_at_quick_probe_ = 1.0;
-  double total_seconds_ = 0.0;  // time recorded in these layers, either pass
-  double probe_excess_ = 0.0;   // time the pruned pass took beyond the full scan's estimate
-};
-
 // Grows trees on one binned matrix; reuses its buffers across calls. Not thread-safe itself (it runs
-// OpenMP over features inside), and its result does not depend on n_threads.
+// OpenMP inside), and its result does not depend on n_threads, on the quick mode, or on whether
+// histograms are subtracted (`subtraction`, on by default; off only to check that it changes nothing).
 class TreeGrower {
  public:
   // class_begin (K + 1 row offsets of the class blocks) is needed only by multi-class objectives.
   TreeGrower(const data::BinnedMatrix& X, const data::BinMapper& bins, int n_threads,
              std::vector<std::size_t> class_begin = {}, QuickMode quick = QuickMode::kOff,
-             QuickParams quick_params = {}, Criterion criterion = Criterion::kLoss);
+             QuickParams quick_params = {}, Criterion criterion = Criterion::kLoss, bool subtraction = true);
 
   // Layer 0 picks the best root split; each further layer splits every leaf (depth < max_depth)
   // whose best split strictly improves the loss at the current step, and re-chooses unsplit leaves'
@@ -92,25 +73,35 @@ class TreeGrower {
   void set_stop_flag(const std::atomic<bool>* stop) { stop_ = stop; }
 
  private:
+  // A leaf of the growing tree: its rows partition_[begin, end) and what is known of its histograms.
   struct Leaf {
     std::uint32_t node;
     std::size_t begin;
     std::size_t end;
-    int depth;
+    int hist = -1;         // pool buffer holding this leaf's histograms for the previous layer's values
+    int parent_hist = -1;  // for a pair of new siblings (on the left one): the parent's buffer
+    bool settled = false;  // searched without a split, values since then equal or negated: none to find
+    std::int64_t sum = 0;  // sum of the previous layer's values (valid when settled)
+    std::size_t rows() const { return end - begin; }
   };
 
-  // Turns `leaf` into a split node with children valued sign(left_sum) / sign(right_sum); writes the
-  // children's values into result.outputs and, unless last_layer, partitions the leaf's rows and
-  // returns the two child leaves.
-  std::vector<Leaf> split_leaf(GrowResult& result, const Leaf& leaf, const SplitInfo& s, double gain,
-                               bool identity, bool last_layer);
+  // How one layer obtains each open leaf's histograms and searches it (see grower.cpp).
+  struct LayerPlan;
 
-  // Keeps heavy_ holding most of the |q| mass of the layer: rebuilds it (the heaviest rows up to 95 % of
-  // the mass) when it holds less than 85 %, or is far larger than the rows holding 90 %.
-  void refresh_heavy(const std::int64_t* q, double mass90_fraction);
+  void reset(GrowResult& result);
+  bool grow_multiclass_root(SplitObjective& objective, GrowResult& result, const std::uint8_t* active_rows,
+                            const std::uint8_t* active_features, bool last_layer);
+  const std::int64_t* layer_values(SplitObjective& objective, int layer, const GrowResult& result,
+                                   const std::uint8_t* active_rows, int& relation);
+  LayerPlan plan_layer(int relation, bool last_layer, bool quick);
+  void search_full(LayerPlan& plan, const std::int64_t* q, const std::uint8_t* active_features, GrowResult& result);
+  void search_pruned(LayerPlan& plan, const std::int64_t* q, double mass90, const std::uint8_t* active_features,
+                     GrowResult& result);
+  bool apply_layer(LayerPlan& plan, const std::int64_t* q, GrowResult& result, bool last_layer);
+  std::vector<Leaf> split_leaf(GrowResult& result, const Leaf& leaf, const SplitInfo& s, double gain, bool last_layer);
 
-  // Whether auto may consider pruning a node of this size at all (see grower.cpp).
-  bool worth_pruning(std::size_t node_rows, const std::uint8_t* active_features) const;
+  // Rows [begin, end) of the partition and their values in that order (the identity needs no copy).
+  std::size_t class_split(const Leaf& leaf) const;
 
   const data::BinnedMatrix& X_;
   const data::BinMapper& bins_;
@@ -118,22 +109,16 @@ class TreeGrower {
   int n_threads_;
   std::vector<std::size_t> class_begin_;
   Criterion criterion_;
-  QuickMode quick_;
-  QuickParams quick_params_;
-  QuickChooser chooser_[2];  // root (contiguous rows) and deeper nodes (gathered rows) cost differently
-  QuickScratch quick_scratch_;
-  HeavyRows heavy_;                           // cached first subset of the pruned pass, kept across calls
-  std::vector<std::int64_t> heavy_q_;         // a node's values on the cached rows (0 outside the node)
-  std::vector<std::uint32_t> leaf_of_row_;    // layer >= 1: which leaf each row is in
-  std::int64_t heavy_rebuilds_ = 0;
-  std::vector<std::uint32_t> identity_rows_;  // 0..n-1, the root's rows for the pruned pass
-  std::vector<std::uint32_t> heavy_rows_;     // a node's rows heaviest first
-  std::vector<std::int64_t> heavy_values_;
-  std::vector<std::uint32_t> order_;    // sample indices grouped by leaf
-  std::vector<std::uint32_t> scratch_;  // partition buffer
-  std::vector<std::int64_t> q_ordered_; // split values in order_ order (layers >= 1)
-  std::vector<std::int64_t> q_masked_;  // split values with inactive rows zeroed
-  std::vector<std::int64_t> v_masked_;  // root vectors with inactive rows zeroed
+  bool subtraction_;
+  PrunedSearch pruned_;
+  HistogramPool pool_;
+  RowPartition partition_;
+  std::vector<Leaf> leaves_;
+  std::vector<std::int64_t> q_ordered_;  // split values in partition order (leaves built by gathering)
+  std::vector<std::int64_t> q_masked_;   // split values with inactive rows zeroed
+  std::vector<std::int64_t> v_masked_;   // root vectors with inactive rows zeroed
+  std::vector<std::uint32_t> leaf_of_row_;  // pruned pass below the root: which leaf each row is in
+  std::vector<std::int64_t> scratch_;    // per thread: one feature's histogram parts of an unstored leaf
 };
 
 }  // namespace rebelboost::tree

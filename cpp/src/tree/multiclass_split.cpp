@@ -13,6 +13,7 @@
 #include <numeric>
 
 #include "tree/histogram.hpp"
+#include "tree/split.hpp"
 #include "util/parallel.hpp"
 
 namespace rebelboost::tree {
@@ -48,11 +49,9 @@ long double pair_loss_precise(const std::int64_t* sp, const std::int64_t* sm, st
   return pair_loss<long double>(sp, sm, K);
 }
 
-// Lexicographic (feature, bin, NaN right first): the tie-break among splits of equal loss.
+// The tie-break among splits of equal loss (split.hpp).
 bool earlier(const RootSplit& a, const RootSplit& b) {
-  if (a.feature != b.feature) return a.feature < b.feature;
-  if (a.bin != b.bin) return a.bin < b.bin;
-  return !a.nan_left && b.nan_left;
+  return earlier_position(a.feature, a.bin, a.nan_left, b.feature, b.bin, b.nan_left);
 }
 
 // Calls visit(bin, nan_left, loss, s+, s-) for every candidate split of one feature's bin sums; `every` adds the
@@ -266,21 +265,7 @@ RootSplit quick_multiclass_root(const data::BinnedMatrix& X, const data::BinMapp
   const std::size_t m = rows.size();
   std::vector<std::int64_t> prefix(m + 1, 0);
   for (std::size_t i = 0; i < m; ++i) prefix[i + 1] = prefix[i] + values[i];
-  const std::int64_t total = prefix[m];
-  std::vector<std::size_t> bounds{0};
-  {
-    const auto first_target = static_cast<std::int64_t>(params.eta * static_cast<double>(total));
-    const std::size_t first =
-        std::min(m, static_cast<std::size_t>(std::lower_bound(prefix.begin(), prefix.end(), first_target) - prefix.begin()));
-    bounds.push_back(first);
-    for (int j = 1; j <= params.n_chunks; ++j) {
-      const auto target = prefix[first] + static_cast<std::int64_t>(static_cast<double>(total - prefix[first]) * j / params.n_chunks);
-      std::size_t e = static_cast<std::size_t>(std::lower_bound(prefix.begin(), prefix.end(), target) - prefix.begin());
-      e = j == params.n_chunks ? m : std::min(e, m);
-      if (e > bounds.back()) bounds.push_back(e);
-    }
-    if (bounds.back() != m) bounds.push_back(m);
-  }
+  const std::vector<std::size_t> bounds = chunk_bounds(prefix, first_subset_end(prefix, params.eta), params.n_chunks);
 
   // Per-thread histograms: sums[b][k] of v over the rows added, minus[b][c] of the class-c rows' slot c.
   const std::size_t n_scratch = static_cast<std::size_t>(util::resolve_threads(n_threads));
@@ -364,13 +349,11 @@ RootSplit quick_multiclass_root(const data::BinnedMatrix& X, const data::BinMapp
     }
   };
   // The most promising feature first, alone; then the others that its loss does not rule out.
-  std::size_t lead = n_features;
-  for (std::size_t f = 0; f < n_features; ++f)
-    if (!(active_features && !active_features[f]) && (lead == n_features || prelim[f] < prelim[lead])) lead = f;
-  if (lead != n_features) finish(lead);
+  const std::vector<std::size_t> finishing = finishing_order(prelim, active_features);
+  if (!finishing.empty()) finish(finishing[0]);
   std::vector<std::size_t> order;
-  for (std::size_t f = 0; f < n_features; ++f) {
-    if (f == lead || (active_features && !active_features[f])) continue;
+  for (std::size_t k = 1; k < finishing.size(); ++k) {
+    const std::size_t f = finishing[k];
     if (out(prelim[f])) pruned[f] = 1;
     else order.push_back(f);
   }
@@ -385,8 +368,7 @@ RootSplit quick_multiclass_root(const data::BinnedMatrix& X, const data::BinMapp
       done[f] = static_cast<std::int64_t>(n);  // the first subset is read again: more work than a full scan
     }
   } else {
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return prelim[a] < prelim[b]; });
-    util::parallel_for(static_cast<std::ptrdiff_t>(order.size()), order.size() > 8 ? n_threads : 1,
+    util::parallel_for(static_cast<std::ptrdiff_t>(order.size()), finishing_threads(order.size(), n_threads),
                        [&](std::ptrdiff_t k) { finish(order[static_cast<std::size_t>(k)]); }, /*dynamic=*/true);
   }
   for (std::size_t f = 0; f < n_features; ++f) {

@@ -121,6 +121,27 @@ double estimate_mass90_fraction(const std::uint32_t* rows, std::size_t n, const 
   return 1.0;
 }
 
+std::vector<std::size_t> chunk_bounds(const std::vector<std::int64_t>& prefix, std::size_t first, int n_chunks) {
+  const std::size_t n = prefix.size() - 1;
+  const std::int64_t total = prefix[n];
+  std::vector<std::size_t> bounds{0, first};
+  const std::int64_t base = prefix[first];
+  for (int j = 1; j <= n_chunks; ++j) {
+    const auto target = base + static_cast<std::int64_t>(static_cast<double>(total - base) * j / n_chunks);
+    std::size_t m = static_cast<std::size_t>(std::lower_bound(prefix.begin(), prefix.end(), target) - prefix.begin());
+    m = j == n_chunks ? n : std::min(m, n);
+    if (m > bounds.back()) bounds.push_back(m);
+  }
+  if (bounds.back() != n) bounds.push_back(n);
+  return bounds;
+}
+
+std::size_t first_subset_end(const std::vector<std::int64_t>& prefix, double eta) {
+  const std::size_t n = prefix.size() - 1;
+  const auto target = static_cast<std::int64_t>(eta * static_cast<double>(prefix[n]));
+  return std::min(n, static_cast<std::size_t>(std::lower_bound(prefix.begin(), prefix.end(), target) - prefix.begin()));
+}
+
 namespace {
 
 // |L| + |R| of the candidates at one threshold (value bins up to it on the left, `left` their sum): NaN
@@ -240,23 +261,7 @@ SplitInfo quick_best_split(const data::BinnedMatrix& X, const data::BinMapper& b
   for (std::size_t i = 0; i < n; ++i) node_sum += values[i];
   // Subset 0 is the cached rows plus rows[0, bounds[1]): without a cache, the heaviest rows up to eta of
   // the mass. The rest of `rows` then forms M chunks of equal mass.
-  std::vector<std::size_t> bounds{0};
-  {
-    std::size_t first = 0;
-    if (!heavy) {
-      const auto target = static_cast<std::int64_t>(params.eta * static_cast<double>(total_mass));
-      first = std::min(n, static_cast<std::size_t>(std::lower_bound(prefix.begin(), prefix.end(), target) - prefix.begin()));
-    }
-    bounds.push_back(first);
-    const std::int64_t base = prefix[first];
-    for (int j = 1; j <= params.n_chunks; ++j) {
-      const auto target = base + static_cast<std::int64_t>(static_cast<double>(total_mass - base) * j / params.n_chunks);
-      std::size_t m = static_cast<std::size_t>(std::lower_bound(prefix.begin(), prefix.end(), target) - prefix.begin());
-      m = j == params.n_chunks ? n : std::min(m, n);
-      if (m > bounds.back()) bounds.push_back(m);
-    }
-    if (bounds.back() != n) bounds.push_back(n);
-  }
+  const std::vector<std::size_t> bounds = chunk_bounds(prefix, heavy ? 0 : first_subset_end(prefix, params.eta), params.n_chunks);
 
   // First subset for every feature: its preliminary error. From the cache, the histogram is not written
   // yet (most features are pruned on this error alone); a feature that goes on fills it first.
@@ -365,33 +370,24 @@ SplitInfo quick_best_split(const data::BinnedMatrix& X, const data::BinMapper& b
     clear(f);
   };
 
-  // The feature with the best preliminary error (lowest index on ties) first, alone: its complete error
-  // bounds all others, most of which are then pruned without being dispatched at all.
-  std::size_t lead = n_features;
-  for (std::size_t f = 0; f < n_features; ++f)
-    if (err2[f] != std::numeric_limits<std::int64_t>::max() && (lead == n_features || err2[f] < err2[lead])) lead = f;
-  if (lead != n_features) finish(lead);
+  // The feature with the best preliminary error first, alone: its complete error bounds all others, most
+  // of which are then pruned without being dispatched at all. A feature without any candidate split
+  // (error "max") is finished, which drops it.
+  std::vector<std::size_t> order = finishing_order(err2, active_features);
+  if (!order.empty()) finish(order[0]);
   const std::int64_t lead_bound = best_err2.load(std::memory_order_relaxed);
-  std::vector<std::size_t> order;  // the rest that may still win, best preliminary error first
-  std::vector<std::size_t> dropped;
-  for (std::size_t f = 0; f < n_features; ++f) {
-    if (f == lead || (active_features && !active_features[f])) continue;
-    if (err2[f] == std::numeric_limits<std::int64_t>::max()) {  // no candidate split: finish() drops it
-      order.push_back(f);
-      continue;
-    }
-    if (err2[f] > lead_bound) {
+  std::vector<std::size_t> survivors, dropped;
+  for (std::size_t k = 1; k < order.size(); ++k) {
+    const std::size_t f = order[k];
+    if (err2[f] != std::numeric_limits<std::int64_t>::max() && err2[f] > lead_bound) {
       pruned[f] = 1;
       if (!heavy) dropped.push_back(f);  // its histogram holds the first subset
     } else {
-      order.push_back(f);
+      survivors.push_back(f);
     }
   }
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return err2[a] < err2[b]; });
-  // Few survivors finish on this thread (waking the others would cost more than their work).
-  const int finish_threads = order.size() > 8 ? n_threads : 1;
-  util::parallel_for(static_cast<std::ptrdiff_t>(order.size()), finish_threads,
-                     [&](std::ptrdiff_t k) { finish(order[static_cast<std::size_t>(k)]); }, /*dynamic=*/true);
+  util::parallel_for(static_cast<std::ptrdiff_t>(survivors.size()), finishing_threads(survivors.size(), n_threads),
+                     [&](std::ptrdiff_t k) { finish(survivors[static_cast<std::size_t>(k)]); }, /*dynamic=*/true);
   util::parallel_for(static_cast<std::ptrdiff_t>(dropped.size()), dropped.size() > 64 ? n_threads : 1,
                      [&](std::ptrdiff_t k) { clear(dropped[static_cast<std::size_t>(k)]); });
   SplitInfo winner;

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstddef>
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -57,6 +58,31 @@ struct HeavyRows {
   void clear();
   bool empty() const { return rows.empty(); }
 };
+
+// The QuickBoost schedule of a node, shared by every pruned search: prefix[i] is the mass of the node's
+// first i rows heaviest first (prefix[0] may hold the mass of a first subset kept apart, such as cached
+// rows). Subset 0 ends at row `first`; the rest is cut into n_chunks chunks of equal mass. Returns the
+// cuts 0 = b_0 <= b_1 < b_2 < ... < b_last = n, chunk j being rows [b_j, b_j+1).
+std::vector<std::size_t> chunk_bounds(const std::vector<std::int64_t>& prefix, std::size_t first, int n_chunks);
+
+// The end of a first subset holding eta of the mass: the fewest heaviest rows with prefix >= eta x total.
+std::size_t first_subset_end(const std::vector<std::int64_t>& prefix, double eta);
+
+// The order in which a pruned search finishes features (the one tie rule of every pruned search): the
+// active features by preliminary bound, ascending, the lowest index first among equal bounds. The first
+// is the lead, finished alone; its complete loss then prunes the others before they are dispatched.
+template <typename Bound>
+std::vector<std::size_t> finishing_order(const std::vector<Bound>& prelim, const std::uint8_t* active_features) {
+  std::vector<std::size_t> order;
+  for (std::size_t f = 0; f < prelim.size(); ++f)
+    if (!active_features || active_features[f]) order.push_back(f);
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return prelim[a] < prelim[b]; });
+  return order;
+}
+
+// Survivors of the lead (order[1..]) finish on the calling thread when they are few: waking the others
+// would cost more than their work.
+inline int finishing_threads(std::size_t n_survivors, int n_threads) { return n_survivors > 8 ? n_threads : 1; }
 
 struct QuickWork {
   std::int64_t bin_accumulations = 0;

@@ -23,14 +23,20 @@ struct SplitInfo {
   bool found() const { return feature >= 0; }
 };
 
-// Strict order used to pick the winner: higher score (Gini: higher gain), then lower feature, lower bin,
-// NaN right first.
+// The one tie rule of every split search (full or pruned, scalar or multi-class): among splits of equal
+// loss, the lower feature, then the lower bin, then NaN right first.
+inline bool earlier_position(std::int32_t feature_a, std::int32_t bin_a, bool nan_left_a, std::int32_t feature_b,
+                             std::int32_t bin_b, bool nan_left_b) {
+  if (feature_a != feature_b) return feature_a < feature_b;
+  if (bin_a != bin_b) return bin_a < bin_b;
+  return !nan_left_a && nan_left_b;
+}
+
+// Strict order used to pick the winner: higher score (Gini: higher gain), then the tie rule.
 inline bool better(const SplitInfo& a, const SplitInfo& b) {
   if (a.score != b.score) return a.score > b.score;
   if (a.gini_gain != b.gini_gain) return a.gini_gain > b.gini_gain;
-  if (a.feature != b.feature) return a.feature < b.feature;
-  if (a.bin != b.bin) return a.bin < b.bin;
-  return !a.nan_left && b.nan_left;
+  return earlier_position(a.feature, a.bin, a.nan_left, b.feature, b.bin, b.nan_left);
 }
 
 // Best split of `feature` from its node histogram (value bins 0..n_value_bins-1, NaN in missing_bin).

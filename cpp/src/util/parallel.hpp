@@ -21,6 +21,19 @@ inline int resolve_threads(int n_threads) {
   return n_threads > kMaxThreadsPerCore * cores ? kMaxThreadsPerCore * cores : n_threads;
 }
 
+// Threads worth using for a region of `work` elementary steps (a histogram add, a weight update): one
+// more thread per kWorkPerThread steps, at most n_threads. A region below 2 * kWorkPerThread (~30 us of
+// work) runs on the calling thread alone: waking a sleeping thread costs ~50 us, and on a busy machine a
+// region waits for its slowest thread to be scheduled again (milliseconds), which multiplied small fits'
+// times many-fold. The answer depends on the amount of work only, never on timings; results never depend
+// on it either.
+inline constexpr std::size_t kWorkPerThread = std::size_t{1} << 16;
+inline int threads_for(std::size_t work, int n_threads) {
+  const int most = resolve_threads(n_threads);
+  const std::size_t useful = work / kWorkPerThread;
+  return useful < 2 ? 1 : static_cast<int>(useful < static_cast<std::size_t>(most) ? useful : static_cast<std::size_t>(most));
+}
+
 // Index of the calling thread inside parallel_for (0 outside): for per-thread scratch buffers, which must
 // not change results.
 inline int thread_index() { return omp_get_thread_num(); }

@@ -7,6 +7,7 @@
 #include <random>
 #include <vector>
 
+#include "boosted_problem.hpp"
 #include "loss/loss.hpp"
 #include "tree/histogram.hpp"
 #include "tree/split.hpp"
@@ -299,6 +300,68 @@ TEST(TreeGrower, AdaBoostLossNeverIncreasesWithDepth) {
         EXPECT_LE(v, previous) << "seed " << seed << " depth " << depth << " smoothing " << smoothing;
         previous = v;
       }
+    }
+  }
+}
+
+void expect_same_tree(const GrowResult& a, const GrowResult& b) {
+  ASSERT_EQ(a.tree.nodes.size(), b.tree.nodes.size());
+  for (std::size_t i = 0; i < a.tree.nodes.size(); ++i) {
+    const Node& x = a.tree.nodes[i];
+    const Node& y = b.tree.nodes[i];
+    EXPECT_EQ(x.feature, y.feature) << "node " << i;
+    EXPECT_EQ(x.threshold, y.threshold) << "node " << i;
+    EXPECT_EQ(x.nan_left, y.nan_left) << "node " << i;
+    EXPECT_EQ(x.value, y.value) << "node " << i;
+    EXPECT_EQ(x.left, y.left) << "node " << i;
+    EXPECT_EQ(x.gain, y.gain) << "node " << i;
+  }
+  EXPECT_EQ(a.outputs, b.outputs);
+}
+
+// Histograms taken as parent - sibling give the tree that direct builds give, for every loss (weights,
+// NaN), depths 2-6, thread counts and quick modes; and the binary losses do subtract.
+TEST(TreeGrower, SubtractionChangesNothing) {
+  for (const std::string kind : {"adaboost", "veb", "rebel"}) {
+    testing::BoostedProblem p = testing::boosted_problem(kind, 4000, 6, 21);
+    for (int depth = 2; depth <= 6; ++depth) {
+      for (const int threads : {1, 3}) {
+        for (const QuickMode quick : {QuickMode::kOff, QuickMode::kAuto, QuickMode::kOn}) {
+          SCOPED_TRACE(::testing::Message() << kind << " depth " << depth << " threads " << threads << " quick "
+                                            << static_cast<int>(quick));
+          TreeGrower direct(p.binned, p.bins, threads, p.class_begin, quick, {}, Criterion::kLoss, false);
+          TreeGrower subtracting(p.binned, p.bins, threads, p.class_begin, quick, {}, Criterion::kLoss, true);
+          const GrowResult want = direct.grow(*p.loss, depth);
+          const GrowResult got = subtracting.grow(*p.loss, depth);
+          expect_same_tree(want, got);
+          EXPECT_EQ(want.subtracted_nodes, 0);
+          if (kind != "rebel" && quick == QuickMode::kOff) {
+            EXPECT_GT(got.subtracted_nodes, 0);
+            EXPECT_LT(got.bin_accumulations, want.bin_accumulations);
+          }
+        }
+      }
+    }
+  }
+}
+
+// The same with the Gini criterion (two class histograms per leaf) and with subsampled rows and features.
+TEST(TreeGrower, SubtractionChangesNothingWithGiniAndSampling) {
+  testing::BoostedProblem p = testing::boosted_problem("adaboost", 5000, 7, 31);
+  std::mt19937_64 rng(5);
+  std::vector<std::uint8_t> rows(p.X.n_rows), features(p.X.n_cols, 1);
+  for (auto& r : rows) r = rng() % 3 != 0;
+  features[1] = features[4] = 0;
+  for (const Criterion criterion : {Criterion::kLoss, Criterion::kGini}) {
+    for (const bool sampled : {false, true}) {
+      TreeGrower direct(p.binned, p.bins, 2, p.class_begin, QuickMode::kOff, {}, criterion, false);
+      TreeGrower subtracting(p.binned, p.bins, 2, p.class_begin, QuickMode::kOff, {}, criterion, true);
+      const std::uint8_t* r = sampled ? rows.data() : nullptr;
+      const std::uint8_t* f = sampled ? features.data() : nullptr;
+      const GrowResult want = direct.grow(*p.loss, 5, r, f);
+      const GrowResult got = subtracting.grow(*p.loss, 5, r, f);
+      expect_same_tree(want, got);
+      EXPECT_GT(got.subtracted_nodes, 0);
     }
   }
 }
