@@ -1,10 +1,12 @@
 // Loads a rebelboost model and writes, for every row of a CSV file, the class index and the score(s).
 //
-//   predict_csv MODEL.rbm DATA.csv [OUT.csv]
+//   predict_csv MODEL.rbm DATA.csv [OUT.csv] [--early-exit | --cascade]
 //
 // DATA.csv: one row per line, no header, comma-separated numbers; an empty field or "nan" (any case)
 // is a missing value. Output (OUT.csv or stdout): "class,score[,score...]" per row, scores printed
-// with %.17g so they read back as the same doubles.
+// with %.17g so they read back as the same doubles. With --early-exit (exact early exit) or --cascade (the
+// model's calibrated soft cascade) rows may stop early, so their scores are partial: the output is then
+// "class,learners" per row, learners being how many each row evaluated.
 // Exit codes: 0 success; 1 rebelboost or I/O error ("error: ..." on stderr); 2 usage or malformed CSV.
 #include <cctype>
 #include <cerrno>
@@ -83,10 +85,17 @@ std::size_t read_csv(std::istream& in, std::size_t n_columns, std::vector<double
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 3 || argc > 4) {
-    std::fprintf(stderr, "usage: %s MODEL.rbm DATA.csv [OUT.csv]\n", argc > 0 ? argv[0] : "predict_csv");
+  rebelboost::PredictOptions options;
+  while (argc > 3 && (std::strcmp(argv[argc - 1], "--early-exit") == 0 || std::strcmp(argv[argc - 1], "--cascade") == 0)) {
+    (std::strcmp(argv[argc - 1], "--cascade") == 0 ? options.cascade : options.early_exit) = true;
+    --argc;
+  }
+  if (argc < 3 || argc > 4 || (options.cascade && options.early_exit)) {
+    std::fprintf(stderr, "usage: %s MODEL.rbm DATA.csv [OUT.csv] [--early-exit | --cascade]\n",
+                 argc > 0 ? argv[0] : "predict_csv");
     return 2;
   }
+  const bool stops_early = options.cascade || options.early_exit;
   const std::string data_path = argv[2];
   try {
     const rebelboost::Predictor predictor(rebelboost::load_model(argv[1]));
@@ -107,10 +116,11 @@ int main(int argc, char** argv) {
 
     std::vector<double> scores(n_rows * K);
     std::vector<std::int32_t> classes(n_rows);
+    std::vector<std::uint32_t> learners(n_rows);
     if (n_rows > 0) {
       const auto view = rebelboost::MatrixView<double>::row_major(X.data(), n_rows, n_features);
-      predictor.decision_function(view, scores.data());
-      predictor.predict(view, classes.data());
+      if (!stops_early) predictor.decision_function(view, scores.data());
+      predictor.predict(view, classes.data(), options, learners.data());
     }
 
     std::FILE* out = stdout;
@@ -120,7 +130,8 @@ int main(int argc, char** argv) {
     }
     for (std::size_t r = 0; r < n_rows; ++r) {
       std::fprintf(out, "%d", static_cast<int>(classes[r]));
-      for (std::size_t k = 0; k < K; ++k) std::fprintf(out, ",%.17g", scores[r * K + k]);
+      if (stops_early) std::fprintf(out, ",%u", static_cast<unsigned>(learners[r]));
+      for (std::size_t k = 0; k < K && !stops_early; ++k) std::fprintf(out, ",%.17g", scores[r * K + k]);
       std::fputc('\n', out);
     }
     const bool write_failed = std::ferror(out) != 0;

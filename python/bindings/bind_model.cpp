@@ -51,7 +51,7 @@ py::array_t<double> decision(const PyModel& pm, const py::array& X, int n_thread
 }
 
 py::object predict(const PyModel& pm, const py::array& X, int n_threads, long n_trees, bool return_n_learners,
-                   bool check_inf, bool early_exit, std::size_t check_every) {
+                   bool check_inf, bool early_exit, std::size_t check_every, bool cascade) {
   const std::shared_ptr<const Predictor> predictor = pm.predictor();
   const auto n_rows = static_cast<py::ssize_t>(n_rows_of(X));
   py::array_t<std::int32_t> classes(n_rows);
@@ -63,6 +63,7 @@ py::object predict(const PyModel& pm, const py::array& X, int n_threads, long n_
   options.n_threads = n_threads;
   options.early_exit = early_exit;
   options.check_every = check_every;
+  options.cascade = cascade;
   with_view(X, [&](auto view) {
     py::gil_scoped_release release;
     if (check_inf) reject_inf(view);
@@ -237,9 +238,10 @@ void bind_model(py::module_& m) {
            "Scores H(x) (n,) for binary models, (n, K) otherwise; X float32/float64, any strides.")
       .def("predict", &predict, py::arg("X"), py::arg("n_threads") = 0, py::arg("n_trees") = -1,
            py::arg("return_n_learners") = false, py::arg("check_inf") = false, py::arg("early_exit") = false,
-           py::arg("check_every") = 0,
+           py::arg("check_every") = 0, py::arg("cascade") = false,
            "Class indices (n,) int32; with return_n_learners also the learners evaluated per row (uint32). "
-           "early_exit: exact early exit (same classes), rows checked every check_every learners (0: default).")
+           "early_exit: exact early exit (same classes), rows checked every check_every learners (0: default); "
+           "cascade: the calibrated soft cascade.")
       .def("tree_outputs", &outputs, py::arg("X"), py::arg("n_threads") = 0, py::arg("first_tree") = 0,
            py::arg("n_trees") = -1,
            "f_t(x) in {+1,-1} for trees first_tree, ... (n_trees of them; -1: to the end) as an (n, n_used) int8 array.")

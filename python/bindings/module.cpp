@@ -7,6 +7,7 @@ namespace py = pybind11;
 
 namespace rebelboost::bindings {
 void bind_model(py::module_& m);
+void bind_cascade(py::module_& m);
 void bind_train(py::module_& m);
 }  // namespace rebelboost::bindings
 
@@ -26,5 +27,6 @@ PYBIND11_MODULE(_core, m) {
     }
   });
   rebelboost::bindings::bind_model(m);
+  rebelboost::bindings::bind_cascade(m);
   rebelboost::bindings::bind_train(m);
 }

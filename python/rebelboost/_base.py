@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numbers
 import warnings
 from numbers import Integral, Real
 
@@ -216,22 +217,86 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
         # Positional arguments: pybind11 parses keywords slowly (~2 us), which shows on one-row calls.
         return self._present_scores(model.decision_function(X, threads, n_trees, True))
 
-    def predict(self, X, n_iter=None, *, early_exit=False, return_n_learners=False):
+    def predict(self, X, n_iter=None, *, early_exit=False, cascade=False, return_n_learners=False):
         """Predicted class labels (from ``classes_``); ``n_iter`` as in decision_function.
 
         early_exit : bool, default=False
             Exact early exit: a row stops as soon as its leading class beats every other class by more than
             the remaining learners could still add (the sum of their |steps|, with a safety margin for
-            rounding), checked every 8 learners. The labels are always those of full evaluation. Similarity
-            models evaluate every learner (no early exit yet).
+            rounding), checked every 8 learners. The labels are always those of full evaluation.
+        cascade : bool, default=False
+            Use the soft cascade set by ``calibrate_cascade``: at each checkpoint a row leaves once the exact
+            bound decides it or its margin reaches the calibrated threshold. Labels may differ from full
+            evaluation, within what the calibration allowed on its validation data.
         return_n_learners : bool, default=False
             Also return, per row, how many learners were evaluated (uint32).
         """
         model, X, threads, n_trees = self._prepared(X, n_iter)
-        result = model.predict(X, threads, n_trees, return_n_learners, True, bool(early_exit), 0)
+        result = model.predict(X, threads, n_trees, return_n_learners, True, bool(early_exit), 0, bool(cascade))
         if return_n_learners:
             return self.classes_.take(result[0]), result[1]
         return self.classes_.take(result)
+
+    # ---- soft cascade ----------------------------------------------------------------------------
+    def calibrate_cascade(self, X, y, *, max_accuracy_loss=None, max_disagreement=None, min_recall=None, every=1):
+        """Calibrate a soft cascade (thesis §2.2, Bourdev and Brandt) on validation data.
+
+        After every ``every`` learners, a row whose class the exact early-exit bound decides leaves; else it
+        leaves with its leading class once its lead (binary: the score, for either sign) reaches that
+        checkpoint's threshold for the class. Thresholds are set checkpoint by checkpoint on (X, y), letting
+        as many rows leave as the target allows, its budget spread evenly over the checkpoints. Give exactly
+        one target:
+
+        max_accuracy_loss : float in [0, 1]
+            At most this fraction of the rows of X that full evaluation classifies correctly may be
+            classified wrongly by the cascade (its accuracy on X drops by at most this much).
+        max_disagreement : float in [0, 1]
+            At most this fraction of the rows of X may get another label than full evaluation gives.
+        min_recall : float in [0, 1]
+            Binary models (AdaBoost, VEB-Boost), detection style: rows only leave early as ``classes_[0]``
+            (rejected), and at least this fraction of the positives (``classes_[1]``) that full evaluation
+            finds are kept.
+
+        Use validation data carved from the training set, never the test set. The thresholds are stored in
+        the model (``cascade_``, saved with it, honoured by the C++ Predictor); ``predict(X, cascade=True)``
+        uses them. Returns self.
+        """
+        model = self.__dict__.get("_model")
+        if model is None:
+            check_is_fitted(self)
+        targets = {"accuracy_loss": max_accuracy_loss, "disagreement": max_disagreement, "recall": min_recall}
+        given = [(kind, value) for kind, value in targets.items() if value is not None]
+        if len(given) != 1:
+            raise ValueError("calibrate_cascade needs exactly one target: max_accuracy_loss, max_disagreement or "
+                             f"min_recall (got {len(given)})")
+        kind, value = given[0]
+        if not isinstance(value, numbers.Real) or isinstance(value, bool) or not 0.0 <= value <= 1.0:
+            raise ValueError(f"the cascade target must be a number in [0, 1], got {value!r}")
+        if not isinstance(every, numbers.Integral) or isinstance(every, bool) or not 1 <= every < max(2, model.n_trees):
+            raise ValueError(f"every must be an int in [1, {max(1, model.n_trees - 1)}] (learners between checkpoints), "
+                             f"got {every!r}")
+        X = check_predict_data(self, X)
+        y = np.asarray(y)
+        if y.ndim != 1 or len(y) != X.shape[0]:
+            raise ValueError(f"y must be 1-D with one label per row of X ({X.shape[0]}), got shape {y.shape}")
+        index = np.searchsorted(self.classes_, y)
+        known = index < len(self.classes_)
+        known[known] = self.classes_[index[known]] == y[known]
+        if not known.all():
+            raise ValueError(f"y holds labels the model was not trained on, e.g. {y[~known][0]!r}")
+        self._model = model.calibrate_cascade(X, index.astype(np.int32), kind, float(value), int(every), 1.0,
+                                              self._threads())
+        return self
+
+    @property
+    def cascade_(self):
+        """The soft cascade: None, or {"every": int, "thresholds": (n_checkpoints, n_classes) array} where a
+        row leaves with class k at checkpoint c (after (c + 1) * every learners) when its margin for k reaches
+        thresholds[c, k] (binary: the score for classes_[1], minus the score for classes_[0]; more classes:
+        the leader's lead over the runner-up)."""
+        check_is_fitted(self)
+        cascade = self._model.cascade
+        return None if cascade is None else {"every": cascade[0], "thresholds": cascade[1]}
 
     def staged_decision_function(self, X):
         """Yield the scores after each of the n_estimators_ stages (1, 2, ..., T learners)."""

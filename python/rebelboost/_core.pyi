@@ -1,6 +1,8 @@
 """
 rebelboost C++ engine (internal: use the rebelboost package)
 """
+rebelboost C++ engine (internal: use the rebelboost package)
+"""
 from __future__ import annotations
 import numpy
 import numpy.typing
@@ -16,6 +18,10 @@ class Model:
     @staticmethod
     def load(arg0: str) -> Model:
         ...
+    def calibrate_cascade(self, X: numpy.ndarray, y: typing.Annotated[numpy.typing.ArrayLike, numpy.int32], kind: str, value: typing.SupportsFloat | typing.SupportsIndex, every: typing.SupportsInt | typing.SupportsIndex = 1, spend: typing.SupportsFloat | typing.SupportsIndex = 1.0, n_threads: typing.SupportsInt | typing.SupportsIndex = 0) -> Model:
+        """
+        A copy with a soft cascade calibrated on (X, y class indices) for a target: kind 'accuracy_loss', 'disagreement' or 'recall' with its value in [0, 1]; checkpoints every `every` learners.
+        """
     def decision_function(self, X: numpy.ndarray, n_threads: typing.SupportsInt | typing.SupportsIndex = 0, n_trees: typing.SupportsInt | typing.SupportsIndex = -1, check_inf: bool = False) -> numpy.typing.NDArray[numpy.float64]:
         """
         Scores H(x) (n,) for binary models, (n, K) otherwise; X float32/float64, any strides.
@@ -26,9 +32,9 @@ class Model:
         """
         f_t(x) for learners first, ... (n of them; -1: to the end) as an (n_rows, n_used) array: int8 +-1 for trees, float64 in [-1, 1] for similarities.
         """
-    def predict(self, X: numpy.ndarray, n_threads: typing.SupportsInt | typing.SupportsIndex = 0, n_trees: typing.SupportsInt | typing.SupportsIndex = -1, return_n_learners: bool = False, check_inf: bool = False, early_exit: bool = False, check_every: typing.SupportsInt | typing.SupportsIndex = 0) -> typing.Any:
+    def predict(self, X: numpy.ndarray, n_threads: typing.SupportsInt | typing.SupportsIndex = 0, n_trees: typing.SupportsInt | typing.SupportsIndex = -1, return_n_learners: bool = False, check_inf: bool = False, early_exit: bool = False, check_every: typing.SupportsInt | typing.SupportsIndex = 0, cascade: bool = False) -> typing.Any:
         """
-        Class indices (n,) int32; with return_n_learners also the learners evaluated per row (uint32). early_exit: exact early exit (same classes), rows checked every check_every learners (0: default).
+        Class indices (n,) int32; with return_n_learners also the learners evaluated per row (uint32). early_exit: exact early exit (same classes), rows checked every check_every learners (0: default); cascade: the calibrated soft cascade.
         """
     def save(self, arg0: str) -> None:
         ...
@@ -52,9 +58,18 @@ class Model:
         """
         A copy keeping the first n_trees learners (trees or similarities).
         """
+    def with_cascade(self, every: typing.SupportsInt | typing.SupportsIndex, thresholds: typing.Annotated[numpy.typing.ArrayLike, numpy.float64]) -> Model:
+        """
+        A copy with these cascade thresholds (validated; an empty array removes the cascade).
+        """
     @property
     def bias(self) -> numpy.typing.NDArray[numpy.float64]:
         ...
+    @property
+    def cascade(self) -> typing.Any:
+        """
+        None, or (every, thresholds) with thresholds (n_checkpoints, n_classes): the soft cascade.
+        """
     @property
     def learner(self) -> str:
         """

@@ -11,13 +11,19 @@ import numpy as np
 from rebelboost import AdaBoostClassifier, REBELClassifier, VEBBoostClassifier
 
 
-def freeze(name, clf, X, y, X_test):
+def freeze(name, clf, X, y, X_test, calibrate=None):
+    """calibrate: (X_val, y_val, kwargs) of a soft cascade to store too (format version 2 on)."""
     if os.path.exists(f"{name}.rbm"):
         return
     clf.fit(X, y)
+    extra = {}
+    if calibrate is not None:
+        clf.calibrate_cascade(calibrate[0], calibrate[1], **calibrate[2])
+        labels, learners = clf.predict(X_test, cascade=True, return_n_learners=True)
+        extra = dict(cascade_labels=labels.astype(str), cascade_learners=learners)
     clf.save(f"{name}.rbm")
     np.savez(f"{name}_expected.npz", X=X_test, scores=clf.decision_function(X_test),
-             labels=clf.predict(X_test).astype(str))
+             labels=clf.predict(X_test).astype(str), **extra)
 
 
 rng = np.random.RandomState(2026)
@@ -35,3 +41,6 @@ freeze("rebel_v1", REBELClassifier(n_estimators=20, max_depth=3, cost_matrix=np.
 # Format version 2 added similarity models (no NaN: similarities compare whole rows).
 freeze("rebel_similarity_v2", REBELClassifier(weak_learner="similarity", n_estimators=30, cost_matrix={(0, 2): 3.0}),
        np.nan_to_num(X), y3, np.nan_to_num(X_test))
+# Format version 3 added the soft cascade: an AdaBoost model with one calibrated on a held-out third.
+freeze("adaboost_cascade_v3", AdaBoostClassifier(n_estimators=40, max_depth=2), X[:200], y[:200], X_test,
+       calibrate=(X[200:], y[200:], dict(max_accuracy_loss=0.05, every=2)))

@@ -26,7 +26,10 @@ def fnv1a(data: bytes) -> int:
     return h
 
 
-def wrap(payload: bytes, version: int = 1) -> bytes:
+VERSION = 3  # the version this build writes (2 named the learner family, 3 added the soft cascade section)
+
+
+def wrap(payload: bytes, version: int = VERSION) -> bytes:
     """A whole file around `payload`: header and a checksum that matches."""
     return MAGIC + struct.pack("<IIQ", version, 0, len(payload)) + payload + struct.pack("<Q", fnv1a(payload))
 
@@ -48,6 +51,9 @@ class Parts:
     trees: list = field(default_factory=list)
     reserved: int = 0
     declared_trees: int | None = None  # the tree count written (default: len(trees))
+    version: int = VERSION
+    cascade_every: int = 0  # version >= 3: the soft cascade (thresholds (n_checkpoints, classes))
+    cascade_thresholds: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
     def payload(self) -> bytes:
         out = [struct.pack("<IIII", self.loss, self.n_features, self.n_outputs, self.reserved),
@@ -57,14 +63,20 @@ class Parts:
             count = len(tree.nodes) if tree.declared_nodes is None else tree.declared_nodes
             out += [struct.pack("<I", count), np.asarray(tree.step, "<f8").tobytes(),
                     np.asarray(tree.nodes, NODE).tobytes()]
+        if self.version >= 3:
+            classes = 2 if self.n_outputs == 1 else self.n_outputs
+            thresholds = np.asarray(self.cascade_thresholds, "<f8").ravel()
+            n_checkpoints = len(thresholds) // classes if classes else 0
+            out += [struct.pack("<IIQ", self.cascade_every, classes, n_checkpoints), thresholds.tobytes()]
         return b"".join(out)
 
     def file(self) -> bytes:
-        return wrap(self.payload())
+        return wrap(self.payload(), self.version)
 
 
 def parse(data: bytes) -> Parts:
-    """A valid file taken apart (the layout of format version 1)."""
+    """A valid file of a tree model taken apart (format versions 1 to 3)."""
+    (version,) = struct.unpack_from("<I", data, len(MAGIC))
     payload = data[HEADER:-8]
     loss, n_features, n_outputs, reserved = struct.unpack_from("<IIII", payload, 0)
     at = 16
@@ -85,8 +97,15 @@ def parse(data: bytes) -> Parts:
         nodes = np.frombuffer(payload, NODE, n_nodes, at).copy()
         at += NODE.itemsize * n_nodes
         trees.append(Tree(step, nodes))
-    assert at == len(payload), "not a version-1 file"
-    return Parts(loss, n_features, n_outputs, bias, metadata, trees, reserved)
+    every, thresholds = 0, np.zeros(0)
+    if version >= 3:
+        every, classes, n_checkpoints = struct.unpack_from("<IIQ", payload, at)
+        at += 16
+        thresholds = np.frombuffer(payload, "<f8", n_checkpoints * classes, at).copy()
+        at += 8 * n_checkpoints * classes
+    assert at == len(payload), f"not a version-{version} file"
+    return Parts(loss, n_features, n_outputs, bias, metadata, trees, reserved, version=version, cascade_every=every,
+                 cascade_thresholds=thresholds)
 
 
 def chain(depth: int, n_features: int, step: float) -> Tree:

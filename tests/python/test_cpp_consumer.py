@@ -1,8 +1,10 @@
 """A native app built with find_package(rebelboost) against the installed wheel predicts what Python does.
 
 Builds examples/cpp (predict_csv) against the CMake package shipped inside the installed rebelboost
-package, runs it on models of every loss and of both learner families (rows with NaNs for trees), and compares its output (class
-index and raw scores printed with %.17g) with Python's, byte for byte.
+package, runs it on models of every loss and of both learner families (rows with NaNs for trees), and
+compares its output (class index and raw scores printed with %.17g) with Python's, byte for byte; then runs
+the same binary with --early-exit and --cascade (a cascade calibrated in Python, stored in the model file)
+and compares class and learners evaluated per row with Python's predict(early_exit=True / cascade=True).
 """
 
 import os
@@ -16,6 +18,11 @@ from rebelboost import AdaBoostClassifier, REBELClassifier, VEBBoostClassifier
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 SCRIPT = os.path.join(REPO, "tests", "cmake", "run_consumer_test.sh")
+
+
+def stopping_lines(clf, X, **mode):
+    labels, learners = clf.predict(X, return_n_learners=True, **mode)
+    return "".join(f"{i},{n}\n" for i, n in zip(np.searchsorted(clf.classes_, labels), learners))
 
 
 def expected_lines(clf, X):
@@ -41,8 +48,10 @@ def test_native_predictions_equal_python(make, tmp_path):
     if not complete_rows:
         X[rng.rand(*X.shape) < 0.05] = np.nan
     multiclass = isinstance(make(), REBELClassifier)
-    y = np.digitize(np.nan_to_num(X[:, 0] + X[:, 1]), [-0.5, 0.5]) if multiclass else (np.nan_to_num(X[:, 0]) > 0)
-    clf = make().fit(X, np.asarray(y).astype(int))
+    signal = np.nan_to_num(X[:, 0] + X[:, 1]) + rng.normal(scale=0.5, size=400)  # noisy: no perfect fit
+    y = np.digitize(signal, [-0.5, 0.5]) if multiclass else signal > 0
+    clf = make().fit(X[:300], np.asarray(y[:300]).astype(int))
+    clf.calibrate_cascade(X[300:], np.asarray(y[300:]).astype(int), max_accuracy_loss=0.02, every=2)
     model, data, expected = tmp_path / "m.rbm", tmp_path / "x.csv", tmp_path / "expected.csv"
     clf.save(model)
     X_test = rng.normal(size=(100, 5))
@@ -52,8 +61,20 @@ def test_native_predictions_equal_python(make, tmp_path):
         for row in X_test:
             handle.write(",".join("nan" if np.isnan(v) else repr(float(v)) for v in row) + "\n")
     expected.write_text(expected_lines(clf, X_test))
-    env = dict(os.environ, REBELBOOST_CMAKE_PREFIX=os.path.dirname(rebelboost.__file__))
+    env = dict(os.environ, REBELBOOST_CMAKE_PREFIX=os.path.dirname(rebelboost.__file__), KEEP_TMP="1")
     result = subprocess.run(["bash", SCRIPT, str(model), str(data), str(expected)], capture_output=True, text=True,
                             env=env, timeout=600)
-    assert result.returncode == 0, result.stdout + result.stderr
-    assert "PASS" in result.stdout
+    kept = [line.split(" ", 1)[1] for line in result.stdout.splitlines() if line.startswith("kept ")]
+    try:
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert "PASS" in result.stdout
+        binary = os.path.join(kept[0], "consumer", "predict_csv")
+        for flag, mode in (("--early-exit", {"early_exit": True}), ("--cascade", {"cascade": True})):
+            out = subprocess.run([binary, str(model), str(data), flag], capture_output=True, text=True, timeout=60)
+            assert out.returncode == 0, out.stderr
+            assert out.stdout == stopping_lines(clf, X_test, **mode), flag
+        # The cascade really stops rows early here, so the comparison covers its checkpoints.
+        assert (clf.predict(X_test, cascade=True, return_n_learners=True)[1] < clf.n_estimators_).any()
+    finally:
+        if kept:
+            subprocess.run(["rm", "-rf", kept[0]], check=False)

@@ -38,7 +38,7 @@ def fnv1a(data):
     return h
 
 
-def rebuild(payload, version=1):
+def rebuild(payload, version=3):
     """A file with a *valid* checksum around an arbitrary payload."""
     return b"RBLBOOST" + struct.pack("<IIQ", version, 0, len(payload)) + payload + struct.pack("<Q", fnv1a(payload))
 
@@ -297,7 +297,7 @@ def test_to_json_export(fitted):
 MODELS = os.path.join(os.path.dirname(__file__), "..", "models")
 
 
-@pytest.mark.parametrize("name", ["adaboost_v1", "veb_v1", "rebel_v1", "rebel_similarity_v2"])
+@pytest.mark.parametrize("name", ["adaboost_v1", "veb_v1", "rebel_v1", "rebel_similarity_v2", "adaboost_cascade_v3"])
 def test_frozen_model_files_still_load(name):
     """Files written by earlier versions (tests/models/) load and predict what they predicted then."""
     expected = np.load(os.path.join(MODELS, f"{name}_expected.npz"), allow_pickle=False)
@@ -306,3 +306,9 @@ def test_frozen_model_files_still_load(name):
     np.testing.assert_array_equal(clf.predict(expected["X"]).astype(str), expected["labels"])
     if name == "rebel_v1":  # written before cost_matrix_ was stored: rebuilt from the parameters
         np.testing.assert_array_equal(clf.cost_matrix_, [[0, 1, 4], [1, 0, 1], [2, 1, 0]])
+    if name.endswith(("_v1", "_v2")):
+        assert clf.cascade_ is None
+    if "cascade" in name:  # version 3: the soft cascade and what it decided
+        labels, learners = clf.predict(expected["X"], cascade=True, return_n_learners=True)
+        np.testing.assert_array_equal(labels.astype(str), expected["cascade_labels"])
+        np.testing.assert_array_equal(learners, expected["cascade_learners"])

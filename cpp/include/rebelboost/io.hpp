@@ -17,8 +17,9 @@
 
 namespace rebelboost {
 
-// 2: the header's reserved field names the learner family; similarity models. Version 1 still loads.
-inline constexpr std::uint32_t kFormatVersion = 2;
+// 2: the header's reserved field names the learner family; similarity models. 3: the soft cascade section.
+// Every earlier version still loads.
+inline constexpr std::uint32_t kFormatVersion = 3;
 
 // Model -> bytes of the file format.
 std::string serialize(const Model& model);

@@ -86,6 +86,21 @@ struct Similarity {
   std::vector<double> step;    // K entries
 };
 
+// A soft cascade (thesis §2.2; Bourdev and Brandt, CVPR 2005): checkpoint c is reached after (c + 1) * every
+// learners, and there a row leaves with class k when its margin for k is at least thresholds[c * C + k]
+// (C = n_classes(): 2 for binary models, else K). Margins: binary models use P for class 1 and -P for
+// class 0 (P the row's partial score: class 1 when P >= theta_1, class 0 when P <= -theta_0, theta_0 +
+// theta_1 > 0); with K >= 2 classes only the leader (first on ties) can leave, its margin the lead over the
+// runner-up. +inf never leaves. Thresholds come from calibration on validation data (predict/cascade.hpp).
+struct Cascade {
+  std::uint32_t every = 0;
+  std::vector<double> thresholds;  // empty: no cascade
+
+  bool empty() const { return thresholds.empty(); }
+  // Keeps the checkpoints before learner n_learners (after truncating a model to its first learners).
+  void truncate(std::size_t n_learners, std::size_t n_classes);
+};
+
 struct Model {
   LossKind loss = LossKind::kAdaBoost;
   LearnerKind learner = LearnerKind::kTree;
@@ -101,11 +116,15 @@ struct Model {
   std::vector<std::uint64_t> anchor_rows;
   std::vector<Similarity> similarities;
   std::string metadata;         // opaque to the core (the Python layer stores classes, names, params as JSON)
+  Cascade cascade;              // optional soft cascade, used when a prediction asks for it
+
+  // Classes a prediction chooses from: 2 for binary models (K = 1), else K.
+  std::size_t n_classes() const { return n_outputs == 1 ? 2 : n_outputs; }
 
   // Number of weak learners (trees or similarities), the T of H = a_0 + sum_{t < T} f_t a_t.
   std::size_t n_learners() const { return learner == LearnerKind::kTree ? trees.size() : similarities.size(); }
   // Keeps the first n learners (all if fewer), and for similarities the anchors they use (anchors are
-  // stored in the order of first use, so that is a prefix).
+  // stored in the order of first use, so that is a prefix), and the cascade's checkpoints before n.
   void truncate(std::size_t n);
   // Step vector a_t of learner t < n_learners().
   const std::vector<double>& step(std::size_t t) const {
@@ -115,7 +134,8 @@ struct Model {
   // Throws ModelFileError unless every index, size and value is consistent (finite steps and thresholds,
   // child indices increasing and in range, features < n_features, leaves +-1; for similarities: positive
   // finite scales, finite anchors, anchor indices in range, distinct two-point anchors, tau > 0; only the
-  // members of the model's learner family non-empty) and within the limits above (scores bounded by
+  // members of the model's learner family non-empty; a cascade's checkpoints before the last learner with
+  // thresholds as Cascade describes) and within the limits above (scores bounded by
   // kMaxAbsScore included). Loaders and save call it; O(nodes + learners x K + anchors x n_features).
   void validate() const;
 

@@ -24,6 +24,25 @@ struct PredictOptions {
   bool early_exit = false;
   // Rows are checked every check_every learners (0: a default of 8; rounded up to a multiple of 4).
   std::size_t check_every = 0;
+  // The model's soft cascade (Model::cascade, which must be set): at each of its checkpoints a row whose
+  // class the exact bound decides leaves with it, and else one whose margin reaches the threshold leaves
+  // with its leader; labels may then differ from full evaluation (as calibrated).
+  bool cascade = false;
+};
+
+// What calibrate_cascade keeps on the validation rows; "harm" is a row leaving early with a class that
+// costs against the target, and at most a budget of harm is spent over all checkpoints.
+struct CascadeTarget {
+  enum class Kind {
+    kAccuracyLoss,  // harm: a row full evaluation gets right leaves wrong; budget: value x rows
+    kDisagreement,  // harm: a row leaves with another class than full evaluation's; budget: value x rows
+    kRecall,        // binary, rows only leave as class 0 (rejected); harm: a positive (class 1) that full
+                    // evaluation finds is rejected; budget: (1 - value) x such positives
+  };
+  Kind kind = Kind::kAccuracyLoss;
+  double value = 0.0;           // in [0, 1]
+  std::uint32_t every = 1;      // learners between checkpoints
+  double spend = 1.0;           // checkpoint c of C may have spent budget x ((c + 1) / C)^spend (0: all at once)
 };
 
 // A model compiled for prediction: its trees flattened into arrays once, so every call (a batch or one row)
@@ -70,6 +89,11 @@ class Predictor {
   // model().n_features values.
   template <typename T>
   void decision_row(const T* x, std::ptrdiff_t stride, double* scores, std::size_t n_trees = kAllLearners) const;
+
+  // Soft-cascade thresholds for `target` (CascadeTarget) from validation rows X with class indices y (see
+  // predict/cascade.hpp for the procedure). Set them as Model::cascade of a new Predictor to use them.
+  template <typename T>
+  Cascade calibrate_cascade(MatrixView<T> X, const std::int32_t* y, const CascadeTarget& target, int n_threads = 0) const;
 
   // One row's class, without allocating; scores[0..K) is scratch space (it holds H(x) afterwards).
   template <typename T>

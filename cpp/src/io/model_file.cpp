@@ -10,7 +10,9 @@
 //     f64[d] feature mean, f64[d] feature scale
 //     u64 number of anchors A, then A times: u64 training row, f64[d] standardised coordinates
 //     u64 number of learners T, then T times: u32 kind, u32 anchor_i, u32 anchor_j, u32 zero, f64 tau, f64[K] step
-// Version 1 files (trees only) still load.
+//   version >= 3, after the learners: the soft cascade (Model::cascade; 0 checkpoints: none)
+//     u32 every, u32 classes C (2 for binary models, else K), u64 checkpoints N, f64[N * C] thresholds
+// Version 1 (trees only) and version 2 (no cascade) files still load.
 #include <cerrno>
 #include <cstring>
 #include <string>
@@ -193,6 +195,28 @@ void read_similarities(Reader& r, Model& m) {
   }
 }
 
+void write_cascade(Writer& p, const Model& model) {
+  const std::size_t C = model.n_classes();
+  p.put<std::uint32_t>(model.cascade.every);
+  p.put<std::uint32_t>(static_cast<std::uint32_t>(C));
+  p.put<std::uint64_t>(model.cascade.thresholds.size() / C);
+  for (double v : model.cascade.thresholds) p.put<double>(v);
+}
+
+void read_cascade(Reader& r, Model& m) {
+  m.cascade.every = r.get<std::uint32_t>("cascade");
+  const auto C = r.get<std::uint32_t>("cascade");
+  if (C != m.n_classes())
+    throw ModelFileError("corrupt model file: cascade for " + std::to_string(C) + " classes in a model of " +
+                         std::to_string(m.n_classes()));
+  const auto n = r.get<std::uint64_t>("cascade");
+  r.need_records(n, 8 * static_cast<std::size_t>(C), "cascade checkpoint");
+  m.cascade.thresholds.resize(static_cast<std::size_t>(n) * C);
+  for (double& v : m.cascade.thresholds) v = r.get<double>("cascade thresholds");
+  if (n == 0 && m.cascade.every != 0)
+    throw ModelFileError("corrupt model file: empty cascade checked every " + std::to_string(m.cascade.every));
+}
+
 }  // namespace
 
 std::string serialize(const Model& model) {
@@ -209,6 +233,7 @@ std::string serialize(const Model& model) {
     write_trees(p, model);
   else
     write_similarities(p, model);
+  write_cascade(p, model);
   const std::string& payload = p.str();
   Writer file;
   file.bytes(std::string(kMagic, sizeof(kMagic)));
@@ -269,9 +294,10 @@ Model deserialize(const void* data, std::size_t size) {
     read_trees(r, m);
   else
     read_similarities(r, m);
+  if (version >= 3) read_cascade(r, m);
   if (r.remaining() != 0)
     throw ModelFileError(std::string("corrupt model file: unexpected bytes after the last ") +
-                         (m.learner == LearnerKind::kTree ? "tree" : "similarity"));
+                         (version >= 3 ? "section" : m.learner == LearnerKind::kTree ? "tree" : "similarity"));
   m.validate();
   return m;
 }

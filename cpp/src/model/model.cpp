@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 #include <string>
 
 #include "model/similarity_function.hpp"
@@ -131,6 +132,28 @@ void validate_similarities(const Model& m) {
   }
 }
 
+void validate_cascade(const Model& model) {
+  const Cascade& c = model.cascade;
+  if (c.empty()) return;
+  const std::size_t C = model.n_classes(), T = model.n_learners();
+  if (c.every == 0) invalid("cascade checked every 0 learners");
+  if (c.thresholds.size() % C != 0)
+    invalid("cascade has " + std::to_string(c.thresholds.size()) + " thresholds, not a multiple of " + std::to_string(C) +
+            " classes");
+  const std::size_t n_checkpoints = c.thresholds.size() / C;
+  if (n_checkpoints > (T == 0 ? 0 : (T - 1) / c.every))
+    invalid("cascade has " + std::to_string(n_checkpoints) + " checkpoints every " + std::to_string(c.every) +
+            " learners, past the model's " + std::to_string(T) + " learners");
+  for (std::size_t i = 0; i < c.thresholds.size(); ++i) {
+    const double v = c.thresholds[i];
+    if (std::isnan(v) || v == -std::numeric_limits<double>::infinity() || (C > 2 && v < 0.0))
+      invalid("cascade threshold " + std::to_string(i) + " is " + std::to_string(v) +
+              (C > 2 ? " (a lead over the runner-up: >= 0 or +inf)" : " (finite or +inf)"));
+    if (C == 2 && i % 2 == 1 && !(c.thresholds[i - 1] + v > 0.0))
+      invalid("cascade checkpoint " + std::to_string(i / 2) + " would leave with both classes (theta_0 + theta_1 <= 0)");
+  }
+}
+
 }  // namespace
 
 void Model::validate() const {
@@ -164,9 +187,18 @@ void Model::validate() const {
     invalid("unknown learner kind " + std::to_string(static_cast<std::uint32_t>(learner)));
   }
   check_score_bound(*this);
+  validate_cascade(*this);
+}
+
+void Cascade::truncate(std::size_t n_learners, std::size_t n_classes) {
+  if (empty()) return;
+  const std::size_t keep = n_learners == 0 ? 0 : (n_learners - 1) / every;
+  if (thresholds.size() > keep * n_classes) thresholds.resize(keep * n_classes);
+  if (thresholds.empty()) every = 0;
 }
 
 void Model::truncate(std::size_t n) {
+  cascade.truncate(std::min(n, n_learners()), n_classes());
   if (learner == LearnerKind::kTree) {
     if (n < trees.size()) trees.resize(n);
     return;

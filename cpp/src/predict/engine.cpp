@@ -11,6 +11,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "predict/cascade.hpp"
 #include "rebelboost/error.hpp"
 #include "util/parallel.hpp"
 
@@ -159,17 +160,35 @@ void Engine::decision_function(MatrixView<T> X, double* out, std::size_t n_trees
 
 Engine::Stops Engine::stops(const PredictOptions& options, std::size_t n) const {
   Stops st;
-  st.active = options.early_exit && n > 0;
+  st.active = (options.early_exit || options.cascade) && n > 0;
   if (!st.active) return st;
+  st.range = bounds_.range(n);
+  if (options.cascade) {
+    if (model_.cascade.empty())
+      throw InvalidArgument("the model has no soft cascade: calibrate one (calibrate_cascade) before predicting with it");
+    st.cascade = &model_.cascade;
+    st.every = model_.cascade.every;
+    st.n_checkpoints = model_.cascade.thresholds.size() / model_.n_classes();
+    return st;
+  }
   const std::size_t g = ExitBounds::kGranularity;
   st.every = std::max<std::size_t>(g, (options.check_every == 0 ? kDefaultCheckEvery : options.check_every) + g - 1) / g * g;
-  st.range = bounds_.range(n);
   return st;
 }
 
-std::int32_t Engine::decided(const double* s, std::size_t stride, std::size_t t, const Stops& stops) const {
-  if (model_.n_outputs == 1) return bounds_.decided_binary(s[0], t, stops.range);
-  return bounds_.decided(s, stride, t, stops.range, ExitBounds::leaders(s, stride, model_.n_outputs));
+// The exact bound first (its class is the full evaluation's), then the cascade's threshold.
+std::int32_t Engine::decide(const double* s, std::size_t stride, std::size_t t, const Stops& st,
+                            const ExitBounds::Leaders& l) const {
+  const std::size_t K = model_.n_outputs;
+  const std::int32_t exact = K == 1 ? bounds_.decided_binary(s[0], t, st.range) : bounds_.decided(s, stride, t, st.range, l);
+  if (exact >= 0 || !st.cascade) return exact;
+  const std::size_t c = t / st.every - 1;
+  return c < st.n_checkpoints ? cascade_decision(*st.cascade, c, K, s[0], l) : -1;
+}
+
+std::int32_t Engine::decided(const double* s, std::size_t stride, std::size_t t, const Stops& st) const {
+  const std::size_t K = model_.n_outputs;
+  return decide(s, stride, t, st, K == 1 ? ExitBounds::Leaders{} : ExitBounds::leaders(s, stride, K));
 }
 
 // Decides the open lanes of a group after t learners; returns the lanes still open.
@@ -181,18 +200,15 @@ std::uint32_t Engine::decide_lanes(const Group<T>& g, std::uint32_t open, std::s
   if (K > 1) kernels_.leaders(g.scores, K, lanes);
   for (std::size_t j = 0; j < g.n_lanes; ++j) {
     if (!((open >> j) & 1u)) continue;
-    std::int32_t c;
-    if (K == 1) {
-      c = bounds_.decided_binary(g.scores[j], t, st.range);
-    } else {
-      ExitBounds::Leaders l;
+    ExitBounds::Leaders l;
+    if (K > 1) {
       l.lead = static_cast<std::size_t>(lanes.lead[j]);
       l.second = static_cast<std::size_t>(lanes.second[j]);
       l.top = lanes.top[j];
       l.runner = lanes.runner[j];
       l.largest = lanes.largest[j];
-      c = bounds_.decided(g.scores + j, kLanes, t, st.range, l);
     }
+    const std::int32_t c = decide(g.scores + j, kLanes, t, st, l);
     if (c < 0) continue;
     classes[g.r0 + j] = c;
     if (n_learners) n_learners[g.r0 + j] = static_cast<std::uint32_t>(t);
@@ -252,9 +268,8 @@ void Engine::tree_outputs(MatrixView<T> X, std::int8_t* out, int n_threads, std:
   for_each_group(X, n_threads, outputs);
 }
 
-// Adds the learners [t_begin, t_end) to one row's scores.
 template <typename T>
-void Engine::add_row(const T* x, std::ptrdiff_t stride, double* scores, std::size_t t_begin, std::size_t t_end) const {
+void Engine::advance_row(const T* x, std::ptrdiff_t stride, double* scores, std::size_t t_begin, std::size_t t_end) const {
   const ForestArrays& f = forest_.arrays();
   const std::size_t K = model_.n_outputs;
   if (K == 1) {
@@ -273,7 +288,7 @@ void Engine::add_row(const T* x, std::ptrdiff_t stride, double* scores, std::siz
 template <typename T>
 void Engine::decision_row(const T* x, std::ptrdiff_t stride, double* scores, std::size_t n_trees) const {
   for (std::size_t k = 0; k < model_.n_outputs; ++k) scores[k] = model_.bias[k];
-  add_row(x, stride, scores, 0, used(n_trees));
+  advance_row(x, stride, scores, 0, used(n_trees));
 }
 
 template <typename T>
@@ -284,7 +299,7 @@ std::int32_t Engine::predict_row(const T* x, std::ptrdiff_t stride, double* scor
   for (std::size_t k = 0; k < model_.n_outputs; ++k) scores[k] = model_.bias[k];
   for (std::size_t t = 0; t < n;) {
     const std::size_t next = st.next(t, n);
-    add_row(x, stride, scores, t, next);
+    advance_row(x, stride, scores, t, next);
     t = next;
     if (t == n) break;
     const std::int32_t c = decided(scores, 1, t, st);
@@ -302,6 +317,7 @@ std::int32_t Engine::predict_row(const T* x, std::ptrdiff_t stride, double* scor
   template void Engine::predict<T>(MatrixView<T>, std::int32_t*, const PredictOptions&, std::uint32_t*) const;    \
   template void Engine::tree_outputs<T>(MatrixView<T>, std::int8_t*, int, std::size_t, std::size_t) const;          \
   template void Engine::decision_row<T>(const T*, std::ptrdiff_t, double*, std::size_t) const;                    \
+  template void Engine::advance_row<T>(const T*, std::ptrdiff_t, double*, std::size_t, std::size_t) const;        \
   template std::int32_t Engine::predict_row<T>(const T*, std::ptrdiff_t, double*, const PredictOptions&,          \
                                                std::uint32_t*) const;
 REBELBOOST_ENGINE(float)

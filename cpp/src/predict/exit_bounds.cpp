@@ -15,7 +15,7 @@ std::size_t pair_index(std::size_t a, std::size_t b, std::size_t K) { return a *
 }  // namespace
 
 ExitBounds::ExitBounds(const Model& model) : K_(model.n_outputs) {
-  const std::size_t T = model.trees.size();
+  const std::size_t T = model.n_learners();
   n_checkpoints_ = (T + kGranularity - 1) / kGranularity + 1;
   pairs_ = K_ > 1 && K_ <= kMaxPairClasses;
   const std::size_t P = K_ * (K_ - 1) / 2;
@@ -24,7 +24,7 @@ ExitBounds::ExitBounds(const Model& model) : K_(model.n_outputs) {
   std::vector<double> cls(K_, 0.0), pair(pairs_ ? P : 0, 0.0);
   for (std::size_t c = 1; c < n_checkpoints_; ++c) {
     for (std::size_t t = (c - 1) * kGranularity; t < std::min(T, c * kGranularity); ++t) {
-      const std::vector<double>& a = model.trees[t].step;
+      const std::vector<double>& a = model.step(t);
       for (std::size_t k = 0; k < K_; ++k) cls[k] += std::fabs(a[k]);
       if (pairs_)
         for (std::size_t l = 0; l < K_; ++l)

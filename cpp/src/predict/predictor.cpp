@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "predict/cascade.hpp"
 #include "predict/engine.hpp"
 #include "predict/similarity_engine.hpp"
 #include "rebelboost/error.hpp"
@@ -46,6 +47,8 @@ void Predictor::decision_function(MatrixView<T> X, double* out, std::size_t n_tr
 template <typename T>
 void Predictor::predict(MatrixView<T> X, std::int32_t* classes, const PredictOptions& options,
                         std::uint32_t* n_learners) const {
+  if (options.cascade && impl_->similarities)
+    throw InvalidArgument("soft cascades of similarity models are not supported yet");
   impl_->run([&](const auto& engine) { engine.predict(X, classes, options, n_learners); });
 }
 
@@ -70,6 +73,13 @@ void Predictor::learner_outputs(MatrixView<T> X, double* out, int n_threads, std
 }
 
 template <typename T>
+Cascade Predictor::calibrate_cascade(MatrixView<T> X, const std::int32_t* y, const CascadeTarget& target,
+                                     int n_threads) const {
+  if (!impl_->trees) throw InvalidArgument("soft cascades of similarity models are not supported yet");
+  return predict::calibrate_cascade(*impl_->trees, X, y, target, n_threads);
+}
+
+template <typename T>
 void Predictor::decision_row(const T* x, std::ptrdiff_t stride, double* scores, std::size_t n_trees) const {
   impl_->run([&](const auto& engine) { engine.decision_row(x, stride, scores, n_trees); });
 }
@@ -77,6 +87,8 @@ void Predictor::decision_row(const T* x, std::ptrdiff_t stride, double* scores, 
 template <typename T>
 std::int32_t Predictor::predict_row(const T* x, std::ptrdiff_t stride, double* scores, const PredictOptions& options,
                                     std::uint32_t* n_learners) const {
+  if (options.cascade && impl_->similarities)
+    throw InvalidArgument("soft cascades of similarity models are not supported yet");
   return impl_->run([&](const auto& engine) { return engine.predict_row(x, stride, scores, options, n_learners); });
 }
 
@@ -131,6 +143,8 @@ void scores_to_classes(const Model& model, const double* scores, std::size_t n_r
   template void Predictor::tree_outputs<T>(MatrixView<T>, std::int8_t*, int, std::size_t, std::size_t) const;      \
   template void Predictor::learner_outputs<T>(MatrixView<T>, double*, int, std::size_t, std::size_t) const;        \
   template void Predictor::decision_row<T>(const T*, std::ptrdiff_t, double*, std::size_t) const;                 \
+  template Cascade Predictor::calibrate_cascade<T>(MatrixView<T>, const std::int32_t*, const CascadeTarget&, int) \
+      const;                                                                                                       \
   template std::int32_t Predictor::predict_row<T>(const T*, std::ptrdiff_t, double*, const PredictOptions&,       \
                                                   std::uint32_t*) const;                                          \
   template void decision_function<T>(const Model&, MatrixView<T>, double*, int, std::size_t);                     \

@@ -83,10 +83,13 @@ struct RawModel {
   std::optional<std::uint64_t> declared_metadata;  // default: metadata.size()
   std::optional<std::uint64_t> declared_trees;     // default: trees.size()
   std::vector<RawTree> trees;
-  std::string after_trees;  // extra payload bytes after the last tree
+  std::uint32_t cascade_every = 0;         // version 3: the soft cascade section
+  std::vector<double> cascade_thresholds;  // n_checkpoints x classes
+  std::string after_trees;  // extra payload bytes after the last section
 };
 
-std::string payload_of(const RawModel& m) {
+// The payload in the layout of `version` (before 3: no cascade section).
+std::string payload_of(const RawModel& m, std::uint32_t version = 1) {
   Bytes b;
   b.put(m.loss).put(m.n_features).put(m.n_outputs).put(m.reserved);
   for (double v : m.bias) b.put(v);
@@ -97,6 +100,11 @@ std::string payload_of(const RawModel& m) {
     for (double v : t.step) b.put(v);
     for (const RawNode& n : t.nodes)
       b.put(n.feature).put(n.nan_left).put(n.value).put(n.padding).put(n.left).put(n.right).put(n.threshold).put(n.gain);
+  }
+  if (version >= 3) {
+    const std::uint32_t classes = m.n_outputs == 1 ? 2 : m.n_outputs;
+    b.put(m.cascade_every).put(classes).put<std::uint64_t>(classes ? m.cascade_thresholds.size() / classes : 0);
+    for (double v : m.cascade_thresholds) b.put(v);
   }
   return b.raw(m.after_trees).str();
 }
@@ -122,7 +130,7 @@ FileOptions version(std::uint32_t v) {
   return o;
 }
 
-std::string file_of(const RawModel& m, const FileOptions& o = {}) { return file_of(payload_of(m), o); }
+std::string file_of(const RawModel& m, const FileOptions& o = {}) { return file_of(payload_of(m, o.version), o); }
 
 RawModel raw_of(const Model& model) {
   RawModel r;
@@ -147,6 +155,8 @@ RawModel raw_of(const Model& model) {
     }
     r.trees.push_back(rt);
   }
+  r.cascade_every = model.cascade.every;
+  r.cascade_thresholds = model.cascade.thresholds;
   return r;
 }
 
@@ -423,17 +433,17 @@ TEST(ModelFileHostile, PayloadSizeDisagreesWithTheFile) {
 TEST(ModelFileHostile, BytesAfterTheLastTree) {
   RawModel m = base_model();
   m.after_trees = std::string(7, '\0');
-  expect_rejected(file_of(m), "after the last tree");
+  expect_rejected(file_of(m), "after the last section");
   m.after_trees = std::string(100, 'z');
-  expect_rejected(file_of(m), "after the last tree");
+  expect_rejected(file_of(m), "after the last section");
 }
 
 TEST(ModelFileHostile, HugeTreeCount) {
   for (std::uint64_t n : {std::uint64_t{3}, std::uint64_t{1} << 32, std::uint64_t{1} << 62,
                           std::numeric_limits<std::uint64_t>::max()}) {
     RawModel m = base_model();
-    m.declared_trees = n;
-    expect_rejected(file_of(m), n == 3 ? "truncated" : "tree count " + std::to_string(n) + " exceeds the file size");
+    m.declared_trees = n;  // version 1: nothing follows the trees, so a third tree runs off the end
+    expect_rejected(file_of(m, version(1)), n == 3 ? "truncated" : "tree count " + std::to_string(n) + " exceeds the file size");
   }
 }
 
@@ -583,7 +593,7 @@ TEST(ModelFileLimits, TreeCountBeyondTheLimit) {
   payload += count.str();
   payload.reserve(payload.size() + (kMaxTrees + 1) * 44);
   for (std::size_t t = 0; t <= kMaxTrees; ++t) payload.append(one, tree_at, 44);
-  expect_rejected(file_of(payload), "1000001 trees, more than the limit kMaxTrees = 1000000");
+  expect_rejected(file_of(payload, version(1)), "1000001 trees, more than the limit kMaxTrees = 1000000");
 }
 
 TEST(ModelFileLimits, MetadataBeyondTheLimit) {
@@ -655,6 +665,35 @@ TEST(ModelFileHostile, LargestAllowedTreeLoads) {
   EXPECT_EQ(model.trees.back().depth(), 255);
   const std::vector<double> x = {-1.0, 0.0, 0.0};
   EXPECT_EQ(model.trees.back().output(x.data(), 1), 1);
+}
+
+}  // namespace
+}  // namespace rebelboost
+
+namespace rebelboost {
+namespace {
+
+// Version 3's cascade section: counts, classes and thresholds are checked like everything else.
+TEST(ModelFileHostile, CascadeSection) {
+  RawModel m = base_model();
+  m.cascade_every = 1;
+  m.cascade_thresholds = {0.5, 0.5};
+  EXPECT_EQ(from_bytes(file_of(m)).cascade.thresholds, (std::vector<double>{0.5, 0.5}));
+  Bytes b;  // every 1, 3 classes for a binary model
+  b.put<std::uint32_t>(1).put<std::uint32_t>(3).put<std::uint64_t>(0);
+  expect_rejected(file_of(payload_of(base_model(), 1) + b.str()), "cascade for 3 classes");
+  Bytes huge;  // 2^61 checkpoints
+  huge.put<std::uint32_t>(1).put<std::uint32_t>(2).put<std::uint64_t>(std::uint64_t{1} << 61);
+  expect_rejected(file_of(payload_of(base_model(), 1) + huge.str()), "cascade checkpoint count");
+  Bytes empty;  // no checkpoints, yet checked every 5 learners
+  empty.put<std::uint32_t>(5).put<std::uint32_t>(2).put<std::uint64_t>(0);
+  expect_rejected(file_of(payload_of(base_model(), 1) + empty.str()), "empty cascade");
+  m.cascade_thresholds = {std::nan(""), 0.5};
+  expect_rejected(file_of(m), "cascade threshold 0");
+  m.cascade_thresholds = {0.5, 0.5, 0.5, 0.5};  // a checkpoint at learner 2 of the 2 trees
+  expect_rejected(file_of(m), "past the model's 2 learners");
+  for (std::uint32_t v : {1u, 2u})  // earlier versions: no section, no cascade
+    EXPECT_TRUE(from_bytes(file_of(base_model(), version(v))).cascade.empty());
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// Model files of similarity models (format version 2): exact round trips, every truncation and field
+// Model files of similarity models (format version 2 on): exact round trips, every truncation and field
 // patched to a hostile value rejected with a clear error, and the documented layout at its offsets.
 #include <gtest/gtest.h>
 
@@ -116,7 +116,8 @@ TEST(SimilarityFile, RoundTripIsExactAndTheLayoutSitsAtItsOffsets) {
   EXPECT_EQ(read_at<std::uint64_t>(bytes, at.first_anchor_row), f.model.anchor_rows[0]);
   EXPECT_EQ(read_at<double>(bytes, at.first_anchor), f.model.anchors[0]);
   EXPECT_EQ(read_at<std::uint64_t>(bytes, at.learner_count), f.model.similarities.size());
-  EXPECT_EQ(at.first_learner + f.model.similarities.size() * at.learner_size + 8, bytes.size());
+  // Then version 3's cascade section (16 bytes: none here) and the checksum.
+  EXPECT_EQ(at.first_learner + f.model.similarities.size() * at.learner_size + 16 + 8, bytes.size());
 }
 
 TEST(SimilarityFile, EveryTruncationIsRejected) {
@@ -169,7 +170,7 @@ TEST(SimilarityFile, HostileFieldsAreRejected) {
   }
   std::string extra = bytes;
   extra.insert(extra.size() - 8, std::string(5, '\0'));
-  expect_rejected(patched<std::uint64_t>(extra, 16, bytes.size() - 24 - 8 + 5), "after the last similarity");
+  expect_rejected(patched<std::uint64_t>(extra, 16, bytes.size() - 24 - 8 + 5), "after the last section");
 }
 
 TEST(SimilarityFile, TreeMembersInASimilarityModelAndViceVersaAreInvalid) {

@@ -1,0 +1,82 @@
+// Soft cascades on _core.Model: calibration on validation rows (GIL released) and the stored thresholds.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+
+#include <string>
+#include <utility>
+
+#include "convert.hpp"
+#include "py_model.hpp"
+#include "rebelboost/model.hpp"
+#include "rebelboost/predict.hpp"
+
+namespace rebelboost::bindings {
+
+namespace {
+
+CascadeTarget::Kind parse_kind(const std::string& kind) {
+  if (kind == "accuracy_loss") return CascadeTarget::Kind::kAccuracyLoss;
+  if (kind == "disagreement") return CascadeTarget::Kind::kDisagreement;
+  if (kind == "recall") return CascadeTarget::Kind::kRecall;
+  throw InvalidArgument("unknown cascade target '" + kind + "' (accuracy_loss, disagreement or recall)");
+}
+
+// A copy of the model with `cascade`, validated like a loaded file.
+PyModel with(const PyModel& pm, Cascade cascade) {
+  Model out = pm.model();
+  out.cascade = std::move(cascade);
+  out.validate();
+  return PyModel(std::move(out));
+}
+
+PyModel calibrate(const PyModel& pm, const py::array& X, const py::array_t<std::int32_t, py::array::c_style>& y,
+                  const std::string& kind, double value, std::uint32_t every, double spend, int n_threads) {
+  const std::shared_ptr<const Predictor> predictor = pm.predictor();
+  if (y.ndim() != 1 || (X.ndim() == 2 && y.shape(0) != X.shape(0)))
+    throw InvalidArgument("y must be 1-D with one class index per row of X");
+  CascadeTarget target;
+  target.kind = parse_kind(kind);
+  target.value = value;
+  target.every = every;
+  target.spend = spend;
+  const std::int32_t* labels = y.data();
+  Cascade cascade = with_view(X, [&](auto view) {
+    py::gil_scoped_release release;
+    return predictor->calibrate_cascade(view, labels, target, n_threads);
+  });
+  return with(pm, std::move(cascade));
+}
+
+py::object cascade_of(const PyModel& pm) {
+  const Cascade& c = pm.model().cascade;
+  if (c.empty()) return py::none();
+  const auto C = static_cast<py::ssize_t>(pm.model().n_classes());
+  py::array_t<double> thresholds({static_cast<py::ssize_t>(c.thresholds.size()) / C, C});
+  std::copy(c.thresholds.begin(), c.thresholds.end(), thresholds.mutable_data());
+  return py::make_tuple(c.every, thresholds);
+}
+
+PyModel with_thresholds(const PyModel& pm, std::uint32_t every,
+                        const py::array_t<double, py::array::c_style | py::array::forcecast>& thresholds) {
+  Cascade cascade;
+  cascade.every = every;
+  cascade.thresholds.assign(thresholds.data(), thresholds.data() + thresholds.size());
+  if (cascade.thresholds.empty()) cascade.every = 0;
+  return with(pm, std::move(cascade));
+}
+
+}  // namespace
+
+void bind_cascade(py::module_& m) {
+  auto model = py::reinterpret_borrow<py::class_<PyModel>>(m.attr("Model"));
+  model.def_property_readonly("cascade", &cascade_of,
+                              "None, or (every, thresholds) with thresholds (n_checkpoints, n_classes): the soft cascade.")
+      .def("with_cascade", &with_thresholds, py::arg("every"), py::arg("thresholds"),
+           "A copy with these cascade thresholds (validated; an empty array removes the cascade).")
+      .def("calibrate_cascade", &calibrate, py::arg("X"), py::arg("y"), py::arg("kind"), py::arg("value"),
+           py::arg("every") = 1, py::arg("spend") = 1.0, py::arg("n_threads") = 0,
+           "A copy with a soft cascade calibrated on (X, y class indices) for a target: kind 'accuracy_loss', "
+           "'disagreement' or 'recall' with its value in [0, 1]; checkpoints every `every` learners.");
+}
+
+}  // namespace rebelboost::bindings

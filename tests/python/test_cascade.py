@@ -1,0 +1,93 @@
+"""Soft cascades: calibration keeps its target on the calibration rows, files and pickles keep the thresholds,
+bad targets and labels are refused."""
+
+import pickle
+
+import numpy as np
+import pytest
+
+import rebelboost
+from rebelboost import AdaBoostClassifier, REBELClassifier, VEBBoostClassifier
+
+
+def noisy(n, n_classes, seed):
+    rng = np.random.RandomState(seed)
+    X = rng.normal(size=(n, 5))
+    X[rng.rand(*X.shape) < 0.03] = np.nan
+    signal = np.nan_to_num(X[:, 0]) + 0.7 * np.nan_to_num(X[:, 1]) + rng.normal(scale=0.6, size=n)
+    y = np.digitize(signal, [-0.5, 0.5]) if n_classes == 3 else signal > 0
+    return X, np.where(y == 1, "one", np.where(y == 2, "two", "zero")) if n_classes == 3 else y.astype(int)
+
+
+@pytest.mark.parametrize("make,n_classes", [(lambda: AdaBoostClassifier(n_estimators=150, max_depth=2), 2),
+                                            (lambda: VEBBoostClassifier(n_estimators=100, max_depth=1), 2),
+                                            (lambda: REBELClassifier(n_estimators=120, max_depth=2), 3)])
+@pytest.mark.parametrize("target", [0.0, 0.01, 0.05])
+def test_accuracy_loss_on_the_calibration_rows_stays_within_the_target(make, n_classes, target):
+    X, y = noisy(1500, n_classes, 1)
+    clf = make().fit(X[:900], y[:900])
+    X_val, y_val = X[900:], y[900:]
+    clf.calibrate_cascade(X_val, y_val, max_accuracy_loss=target)
+    full = clf.predict(X_val)
+    labels, counts = clf.predict(X_val, cascade=True, return_n_learners=True)
+    lost = np.sum((full == y_val) & (labels != y_val))
+    assert lost <= np.floor(target * len(y_val))
+    assert counts.mean() < clf.n_estimators_  # rows do leave early
+    # The same rows one at a time (the core's one-row path) follow the same cascade.
+    for r in range(0, len(X_val), 37):
+        assert clf.predict(X_val[r : r + 1], cascade=True)[0] == labels[r]
+
+
+def test_disagreement_and_recall_targets():
+    X, y = noisy(2000, 2, 2)
+    clf = AdaBoostClassifier(n_estimators=150, max_depth=2).fit(X[:1000], y[:1000])
+    X_val, y_val = X[1000:], y[1000:]
+    full = clf.predict(X_val)
+    clf.calibrate_cascade(X_val, y_val, max_disagreement=0.01, every=3)
+    assert np.sum(clf.predict(X_val, cascade=True) != full) <= 10
+    assert clf.cascade_["every"] == 3 and clf.cascade_["thresholds"].shape[1] == 2
+    clf.calibrate_cascade(X_val, y_val, min_recall=0.99)
+    labels, counts = clf.predict(X_val, cascade=True, return_n_learners=True)
+    found = (y_val == 1) & (full == 1)
+    assert np.sum(found & (labels == 0)) <= np.floor(0.01 * found.sum())
+    assert np.all(clf.cascade_["thresholds"][:, 1] == np.inf)  # a detection cascade only rejects early
+    assert counts.mean() < clf.n_estimators_
+
+
+def test_cascade_survives_files_pickles_and_truncation(tmp_path):
+    X, y = noisy(1200, 3, 3)
+    clf = REBELClassifier(n_estimators=80, max_depth=2).fit(X[:700], y[:700])
+    clf.calibrate_cascade(X[700:], y[700:], max_accuracy_loss=0.02, every=2)
+    want = clf.predict(X[700:], cascade=True, return_n_learners=True)
+    clf.save(tmp_path / "m.rbm")
+    for back in (rebelboost.load(tmp_path / "m.rbm"), pickle.loads(pickle.dumps(clf))):
+        got = back.predict(X[700:], cascade=True, return_n_learners=True)
+        np.testing.assert_array_equal(got[0], want[0])
+        np.testing.assert_array_equal(got[1], want[1])
+        np.testing.assert_array_equal(back.cascade_["thresholds"], clf.cascade_["thresholds"])
+    clf.truncate(31)  # checkpoints after learner 30 go with the learners
+    assert clf.cascade_["thresholds"].shape[0] == 15
+    clf.predict(X[:5], cascade=True)
+
+
+def test_cascade_errors():
+    X, y = noisy(600, 3, 4)
+    clf = REBELClassifier(n_estimators=30, max_depth=2).fit(X[:400], y[:400])
+    with pytest.raises(ValueError, match="no soft cascade"):
+        clf.predict(X, cascade=True)
+    with pytest.raises(ValueError, match="exactly one target"):
+        clf.calibrate_cascade(X[400:], y[400:])
+    with pytest.raises(ValueError, match="exactly one target"):
+        clf.calibrate_cascade(X[400:], y[400:], max_accuracy_loss=0.1, max_disagreement=0.1)
+    with pytest.raises(ValueError, match=r"in \[0, 1\]"):
+        clf.calibrate_cascade(X[400:], y[400:], max_accuracy_loss=1.5)
+    with pytest.raises(ValueError, match="every must be"):
+        clf.calibrate_cascade(X[400:], y[400:], max_accuracy_loss=0.1, every=0)
+    with pytest.raises(ValueError, match="labels the model was not trained on"):
+        clf.calibrate_cascade(X[400:], np.where(y[400:] == "one", "ten", y[400:]), max_accuracy_loss=0.1)
+    with pytest.raises(ValueError, match="binary model"):
+        clf.calibrate_cascade(X[400:], y[400:], min_recall=0.9)
+    with pytest.raises(ValueError, match="1-D with one label per row"):
+        clf.calibrate_cascade(X[400:], y[:10], max_accuracy_loss=0.1)
+    with pytest.raises(ValueError, match="theta_0 \\+ theta_1"):
+        AdaBoostClassifier(n_estimators=10).fit(X, y == "one")._model.with_cascade(1, np.array([[-1.0, 0.5]]))
