@@ -272,8 +272,8 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
         kind, value = given[0]
         if not isinstance(value, numbers.Real) or isinstance(value, bool) or not 0.0 <= value <= 1.0:
             raise ValueError(f"the cascade target must be a number in [0, 1], got {value!r}")
-        if not isinstance(every, numbers.Integral) or isinstance(every, bool) or not 1 <= every < max(2, model.n_trees):
-            raise ValueError(f"every must be an int in [1, {max(1, model.n_trees - 1)}] (learners between checkpoints), "
+        if not isinstance(every, numbers.Integral) or isinstance(every, bool) or not 1 <= every < max(2, model.n_learners):
+            raise ValueError(f"every must be an int in [1, {max(1, model.n_learners - 1)}] (learners between checkpoints), "
                              f"got {every!r}")
         X = check_predict_data(self, X)
         y = np.asarray(y)

@@ -24,7 +24,7 @@ def check_exact(clf, X):
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
-    kind=st.sampled_from(["adaboost", "veb", "rebel2", "rebel4"]),
+    kind=st.sampled_from(["adaboost", "veb", "rebel2", "rebel4", "similarity3"]),
     depth=st.integers(1, 6),
     seed=st.integers(0, 10_000),
     nan_fraction=st.sampled_from([0.0, 0.1, 0.4]),
@@ -34,11 +34,14 @@ def check_exact(clf, X):
 def test_early_exit_equals_full_evaluation(kind, depth, seed, nan_fraction, learning_rate, dtype):
     rng = np.random.RandomState(seed)
     X = rng.normal(size=(300, 4))
+    if kind.startswith("similarity"):
+        nan_fraction = 0.0  # similarities compare whole rows: no NaN
     X[rng.rand(*X.shape) < nan_fraction] = np.nan
     signal = np.nan_to_num(X[:, 0]) + 0.5 * np.nan_to_num(X[:, 1]) + rng.normal(scale=0.5, size=300)
-    if kind.startswith("rebel"):
+    if kind.startswith(("rebel", "similarity")):
         y = np.digitize(signal, np.quantile(signal, np.linspace(0, 1, int(kind[-1]) + 1)[1:-1]))
-        clf = REBELClassifier(n_estimators=40, max_depth=depth, learning_rate=learning_rate)
+        learner = "similarity" if kind.startswith("similarity") else "tree"
+        clf = REBELClassifier(n_estimators=40, max_depth=depth, learning_rate=learning_rate, weak_learner=learner)
     else:
         y = signal > 0
         est = AdaBoostClassifier if kind == "adaboost" else VEBBoostClassifier

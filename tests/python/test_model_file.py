@@ -183,7 +183,7 @@ def _payload_parts(model_bytes):
         (lambda p, o: struct.pack_into("<d", p, o["trees_at"] + 12, float("inf")), "non-finite step"),
         (lambda p, o: struct.pack_into("<I", p, 8, 0), "0 outputs"),
         (lambda p, o: struct.pack_into("<I", p, 8, 3), "metadata byte count"),
-        (lambda p, o: struct.pack_into("<I", p, 12, 5), "non-zero reserved field"),
+        (lambda p, o: struct.pack_into("<I", p, 12, 5), "unknown learner family 5"),
         (lambda p, o: struct.pack_into("<I", p, 0, 77), "unknown loss kind 77"),
         (lambda p, o: struct.pack_into("<I", p, 4, 0), "n_features is 0"),
         (lambda p, o: struct.pack_into("<B", p, o["node"] + 4, 7), "bad NaN direction"),

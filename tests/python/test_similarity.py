@@ -193,12 +193,15 @@ def test_global_scaling_keeps_relative_feature_scales(fitted):
 
 
 def test_predict_paths_agree(fitted):
-    """Batch, one row at a time, n_iter and early_exit (similarity models evaluate every learner) agree."""
+    """Batch, one row at a time, n_iter and exact early exit agree."""
     clf, X, _ = fitted
     full = clf.predict(X)
     labels, used = clf.predict(X, early_exit=True, return_n_learners=True)
     np.testing.assert_array_equal(labels, full)
-    assert np.all(used == clf.n_estimators_)
+    assert np.all(used <= clf.n_estimators_)
+    for i in range(0, len(X), 37):  # one row at a time stops where the batch does
+        one, n_one = clf.predict(X[i:i + 1], early_exit=True, return_n_learners=True)
+        assert one[0] == full[i] and n_one[0] == used[i]
     rows = np.array([clf.decision_function(X[i:i + 1])[0] for i in range(0, len(X), 37)])
     np.testing.assert_array_equal(rows, clf.decision_function(X)[::37])
     np.testing.assert_array_equal(clf.predict(X, n_iter=7), np.asarray(list(clf.staged_predict(X))[6]))

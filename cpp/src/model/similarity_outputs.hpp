@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -39,28 +40,51 @@ class SimilarityEvaluator {
   // and distance (n_anchors) are scratch. Throws InvalidArgument naming `row` if x holds NaN.
   template <typename T>
   void outputs(const T* x, std::ptrdiff_t stride, std::size_t row, double* z, double* distance, double* out) const {
+    standardize(x, stride, row, z);
     const std::size_t d = model_.n_features;
-    for (std::size_t c = 0; c < d; ++c) {
+    for (std::size_t a = 0; a < n_anchors_; ++a) distance[a] = squared_distance(z, &model_.anchors[a * d], d);
+    for (std::size_t i = 0; i < n_learners_; ++i) out[i] = output(i, distance);
+  }
+
+  // z = the row standardised (the first step of outputs); throws InvalidArgument naming `row` on NaN.
+  template <typename T>
+  void standardize(const T* x, std::ptrdiff_t stride, std::size_t row, double* z) const {
+    for (std::size_t c = 0; c < model_.n_features; ++c) {
       const double v = static_cast<double>(x[static_cast<std::ptrdiff_t>(c) * stride]);
       if (std::isnan(v))
         throw InvalidArgument("X contains NaN at row " + std::to_string(row) + ", feature " + std::to_string(c) +
                               "; similarity models compare whole rows, so impute missing values first");
       z[c] = (v - model_.feature_mean[c]) / model_.feature_scale[c];
     }
-    for (std::size_t a = 0; a < n_anchors_; ++a) distance[a] = squared_distance(z, &model_.anchors[a * d], d);
-    for (std::size_t i = 0; i < n_learners_; ++i) {
-      const Similarity& s = model_.similarities[first_ + i];
-      switch (s.kind) {
-        case Similarity::Kind::kConstant: out[i] = 1.0; break;
-        case Similarity::Kind::kOnePoint: out[i] = one_point(s.tau, distance[s.anchor_i]); break;
-        case Similarity::Kind::kTwoPoint:
-          out[i] = two_point(q_[i], distance[s.anchor_i], distance[s.anchor_j]);
-          break;
-      }
+  }
+
+  // f of learner first + i from its anchors' squared distances; with `known`, the distances it needs are
+  // computed from z on first use (known[a] marks those already in distance), for rows that stop early.
+  // Either way the same bits as outputs().
+  double output(std::size_t i, const double* distance) const {
+    const Similarity& s = model_.similarities[first_ + i];
+    switch (s.kind) {
+      case Similarity::Kind::kConstant: return 1.0;
+      case Similarity::Kind::kOnePoint: return one_point(s.tau, distance[s.anchor_i]);
+      case Similarity::Kind::kTwoPoint: return two_point(q_[i], distance[s.anchor_i], distance[s.anchor_j]);
     }
+    return 0.0;
+  }
+  double output(std::size_t i, const double* z, double* distance, std::uint8_t* known) const {
+    const Similarity& s = model_.similarities[first_ + i];
+    if (s.kind != Similarity::Kind::kConstant) fill_distance(s.anchor_i, z, distance, known);
+    if (s.kind == Similarity::Kind::kTwoPoint) fill_distance(s.anchor_j, z, distance, known);
+    return output(i, distance);
   }
 
  private:
+  void fill_distance(std::size_t a, const double* z, double* distance, std::uint8_t* known) const {
+    if (known[a]) return;
+    const std::size_t d = model_.n_features;
+    distance[a] = squared_distance(z, &model_.anchors[a * d], d);
+    known[a] = 1;
+  }
+
   const Model& model_;
   std::size_t first_;
   std::size_t n_learners_;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "predict/engine.hpp"
+#include "predict/similarity_engine.hpp"
 #include "rebelboost/error.hpp"
 #include "util/parallel.hpp"
 
@@ -107,7 +108,7 @@ void check_target(const Model& model, const CascadeTarget& target) {
 
 }  // namespace
 
-template <typename T>
+template <typename Engine, typename T>
 Cascade calibrate_cascade(const Engine& engine, MatrixView<T> X, const std::int32_t* y, const CascadeTarget& target,
                           int n_threads) {
   const Model& model = engine.model();
@@ -131,7 +132,7 @@ Cascade calibrate_cascade(const Engine& engine, MatrixView<T> X, const std::int3
   cascade.every = target.every;
   const std::size_t n_checkpoints = n_learners == 0 ? 0 : (n_learners - 1) / target.every;
   const std::size_t budget = cal.budget();
-  const ExitBounds::Range range = engine.bounds().range(n_learners);
+  const ExitBounds::Range range = engine.stop_rule().bounds().range(n_learners);
   std::vector<double> scores(N * K);
   for (std::size_t r = 0; r < N; ++r)
     for (std::size_t k = 0; k < K; ++k) scores[r * K + k] = model.bias[k];
@@ -150,8 +151,8 @@ Cascade calibrate_cascade(const Engine& engine, MatrixView<T> X, const std::int3
     // Rows the exact bound decides leave for free (prediction checks it first too).
     alive.erase(std::remove_if(alive.begin(), alive.end(), [&](std::size_t r) {
                   const double* P = &scores[r * K];
-                  return (K == 1 ? engine.bounds().decided_binary(P[0], s, range)
-                                 : engine.bounds().decided(P, 1, s, range, ExitBounds::leaders(P, 1, K))) >= 0;
+                  return (K == 1 ? engine.stop_rule().bounds().decided_binary(P[0], s, range)
+                                 : engine.stop_rule().bounds().decided(P, 1, s, range, ExitBounds::leaders(P, 1, K))) >= 0;
                 }),
                 alive.end());
     std::vector<ClassCandidates> classes(C);
@@ -192,7 +193,12 @@ Cascade calibrate_cascade(const Engine& engine, MatrixView<T> X, const std::int3
   return cascade;
 }
 
-template Cascade calibrate_cascade<float>(const Engine&, MatrixView<float>, const std::int32_t*, const CascadeTarget&, int);
-template Cascade calibrate_cascade<double>(const Engine&, MatrixView<double>, const std::int32_t*, const CascadeTarget&, int);
+#define REBELBOOST_CALIBRATE(E, T) \
+  template Cascade calibrate_cascade<E, T>(const E&, MatrixView<T>, const std::int32_t*, const CascadeTarget&, int);
+REBELBOOST_CALIBRATE(Engine, float)
+REBELBOOST_CALIBRATE(Engine, double)
+REBELBOOST_CALIBRATE(SimilarityEngine, float)
+REBELBOOST_CALIBRATE(SimilarityEngine, double)
+#undef REBELBOOST_CALIBRATE
 
 }  // namespace rebelboost::predict

@@ -12,7 +12,6 @@
 
 namespace rebelboost::predict {
 
-class Engine;
 
 // The class a row leaves with at checkpoint c of `cascade` (Model::Cascade describes the margins), or -1.
 // K = 1: P is the row's score; K >= 2: l holds its leader, runner-up and their scores.
@@ -33,7 +32,8 @@ inline std::int32_t cascade_decision(const Cascade& cascade, std::size_t c, std:
 // while the harm (CascadeTarget) spent so far stays within the budget's share for this checkpoint
 // (budget x ((c + 1) / C)^target.spend), the budget split between classes greedily by rows gained per
 // unit of harm. Rows that leave are not seen again. On X itself the harm never exceeds the budget.
-template <typename T>
+// Engine: the tree Engine or the SimilarityEngine (instantiated for both).
+template <typename Engine, typename T>
 Cascade calibrate_cascade(const Engine& engine, MatrixView<T> X, const std::int32_t* y, const CascadeTarget& target,
                           int n_threads);
 

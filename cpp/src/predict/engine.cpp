@@ -96,7 +96,7 @@ std::int32_t class_of(const double* s, std::size_t K, std::size_t stride) {
 
 Engine::Engine(const Model& model) : Engine(model, best_kernels()) {}
 Engine::Engine(const Model& model, const Kernels& kernels)
-    : model_(model), forest_(model), bounds_(model), kernels_(kernels) {}
+    : model_(model), forest_(model), stop_(model), kernels_(kernels) {}
 
 std::size_t Engine::used(std::size_t n_trees) const { return std::min(n_trees, model_.trees.size()); }
 
@@ -158,42 +158,9 @@ void Engine::decision_function(MatrixView<T> X, double* out, std::size_t n_trees
   });
 }
 
-Engine::Stops Engine::stops(const PredictOptions& options, std::size_t n) const {
-  Stops st;
-  st.active = (options.early_exit || options.cascade) && n > 0;
-  if (!st.active) return st;
-  st.range = bounds_.range(n);
-  if (options.cascade) {
-    if (model_.cascade.empty())
-      throw InvalidArgument("the model has no soft cascade: calibrate one (calibrate_cascade) before predicting with it");
-    st.cascade = &model_.cascade;
-    st.every = model_.cascade.every;
-    st.n_checkpoints = model_.cascade.thresholds.size() / model_.n_classes();
-    return st;
-  }
-  const std::size_t g = ExitBounds::kGranularity;
-  st.every = std::max<std::size_t>(g, (options.check_every == 0 ? kDefaultCheckEvery : options.check_every) + g - 1) / g * g;
-  return st;
-}
-
-// The exact bound first (its class is the full evaluation's), then the cascade's threshold.
-std::int32_t Engine::decide(const double* s, std::size_t stride, std::size_t t, const Stops& st,
-                            const ExitBounds::Leaders& l) const {
-  const std::size_t K = model_.n_outputs;
-  const std::int32_t exact = K == 1 ? bounds_.decided_binary(s[0], t, st.range) : bounds_.decided(s, stride, t, st.range, l);
-  if (exact >= 0 || !st.cascade) return exact;
-  const std::size_t c = t / st.every - 1;
-  return c < st.n_checkpoints ? cascade_decision(*st.cascade, c, K, s[0], l) : -1;
-}
-
-std::int32_t Engine::decided(const double* s, std::size_t stride, std::size_t t, const Stops& st) const {
-  const std::size_t K = model_.n_outputs;
-  return decide(s, stride, t, st, K == 1 ? ExitBounds::Leaders{} : ExitBounds::leaders(s, stride, K));
-}
-
 // Decides the open lanes of a group after t learners; returns the lanes still open.
 template <typename T>
-std::uint32_t Engine::decide_lanes(const Group<T>& g, std::uint32_t open, std::size_t t, const Stops& st,
+std::uint32_t Engine::decide_lanes(const Group<T>& g, std::uint32_t open, std::size_t t, const StopRule::Stops& st,
                                    std::int32_t* classes, std::uint32_t* n_learners) const {
   const std::size_t K = model_.n_outputs;
   LaneLeaders lanes;
@@ -208,7 +175,7 @@ std::uint32_t Engine::decide_lanes(const Group<T>& g, std::uint32_t open, std::s
       l.runner = lanes.runner[j];
       l.largest = lanes.largest[j];
     }
-    const std::int32_t c = decide(g.scores + j, kLanes, t, st, l);
+    const std::int32_t c = stop_.decide(g.scores + j, kLanes, t, st, l);
     if (c < 0) continue;
     classes[g.r0 + j] = c;
     if (n_learners) n_learners[g.r0 + j] = static_cast<std::uint32_t>(t);
@@ -231,7 +198,7 @@ void Engine::predict(MatrixView<T> X, std::int32_t* classes, const PredictOption
                                options, n_learners ? n_learners + r : nullptr);
     return;
   }
-  const Stops st = stops(options, n);
+  const StopRule::Stops st = stop_.stops(options, n);
   for_each_group(X, options.n_threads, [&](const Group<T>& g) {
     start(g);
     std::uint32_t open = (1u << g.n_lanes) - 1;  // lanes not decided yet
@@ -294,22 +261,8 @@ void Engine::decision_row(const T* x, std::ptrdiff_t stride, double* scores, std
 template <typename T>
 std::int32_t Engine::predict_row(const T* x, std::ptrdiff_t stride, double* scores, const PredictOptions& options,
                                  std::uint32_t* n_learners) const {
-  const std::size_t n = used(options.n_trees);
-  const Stops st = stops(options, n);
-  for (std::size_t k = 0; k < model_.n_outputs; ++k) scores[k] = model_.bias[k];
-  for (std::size_t t = 0; t < n;) {
-    const std::size_t next = st.next(t, n);
-    advance_row(x, stride, scores, t, next);
-    t = next;
-    if (t == n) break;
-    const std::int32_t c = decided(scores, 1, t, st);
-    if (c >= 0) {
-      if (n_learners) *n_learners = static_cast<std::uint32_t>(t);
-      return c;
-    }
-  }
-  if (n_learners) *n_learners = static_cast<std::uint32_t>(n);
-  return class_of(scores, model_.n_outputs);
+  return predict_with_stops(stop_, model_, options, used(options.n_trees), scores, n_learners,
+                            [&](std::size_t t0, std::size_t t1) { advance_row(x, stride, scores, t0, t1); });
 }
 
 #define REBELBOOST_ENGINE(T)                                                                                      \

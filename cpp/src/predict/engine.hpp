@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "predict/exit_bounds.hpp"
+#include "predict/stop_rule.hpp"
 #include "predict/flat_forest.hpp"
 #include "predict/kernels.hpp"
 #include "rebelboost/matrix_view.hpp"
@@ -26,8 +26,6 @@ class Engine {
 
   // Fewer rows than this are evaluated one by one (the 16-lane groups would mostly carry padding).
   static constexpr std::size_t kMinGroupRows = 4;
-  // Learners between two checks for an early decision, unless PredictOptions::check_every says otherwise.
-  static constexpr std::size_t kDefaultCheckEvery = 8;
 
   template <typename T>
   void decision_function(MatrixView<T> X, double* out, std::size_t n_trees, int n_threads) const;
@@ -44,7 +42,7 @@ class Engine {
   // Adds the learners [t_begin, t_end) to one row's scores (cascade calibration walks rows this way).
   template <typename T>
   void advance_row(const T* x, std::ptrdiff_t stride, double* scores, std::size_t t_begin, std::size_t t_end) const;
-  const ExitBounds& bounds() const { return bounds_; }
+  const StopRule& stop_rule() const { return stop_; }
   const Model& model() const { return model_; }
 
  private:
@@ -67,29 +65,13 @@ class Engine {
   template <typename T>
   void add(const Group<T>& g, std::size_t t_begin, std::size_t t_end) const;
 
-  // When rows are checked for an early decision (PredictOptions); inactive: every row takes all learners.
-  // With a cascade, checkpoints are the cascade's (its first n_checkpoints only), else every `every`.
-  struct Stops {
-    bool active = false;
-    std::size_t every = 0;
-    const Cascade* cascade = nullptr;
-    std::size_t n_checkpoints = 0;
-    ExitBounds::Range range;
-    // The next checkpoint after t (t is 0 or a checkpoint), or n.
-    std::size_t next(std::size_t t, std::size_t n) const { return active ? std::min(n, t + every) : n; }
-  };
-  Stops stops(const PredictOptions& options, std::size_t n) const;
-  // The class a row's scores s[k * stride] after t learners (a checkpoint) already decide, or -1; l: the
-  // row's leaders when K >= 2.
-  std::int32_t decide(const double* s, std::size_t stride, std::size_t t, const Stops& st, const ExitBounds::Leaders& l) const;
-  std::int32_t decided(const double* s, std::size_t stride, std::size_t t, const Stops& st) const;
   template <typename T>
-  std::uint32_t decide_lanes(const Group<T>& g, std::uint32_t open, std::size_t t, const Stops& st,
+  std::uint32_t decide_lanes(const Group<T>& g, std::uint32_t open, std::size_t t, const StopRule::Stops& st,
                              std::int32_t* classes, std::uint32_t* n_learners) const;
 
   const Model& model_;
   FlatForest forest_;
-  ExitBounds bounds_;
+  StopRule stop_;
   const Kernels& kernels_;
 };
 

@@ -47,8 +47,6 @@ void Predictor::decision_function(MatrixView<T> X, double* out, std::size_t n_tr
 template <typename T>
 void Predictor::predict(MatrixView<T> X, std::int32_t* classes, const PredictOptions& options,
                         std::uint32_t* n_learners) const {
-  if (options.cascade && impl_->similarities)
-    throw InvalidArgument("soft cascades of similarity models are not supported yet");
   impl_->run([&](const auto& engine) { engine.predict(X, classes, options, n_learners); });
 }
 
@@ -75,8 +73,7 @@ void Predictor::learner_outputs(MatrixView<T> X, double* out, int n_threads, std
 template <typename T>
 Cascade Predictor::calibrate_cascade(MatrixView<T> X, const std::int32_t* y, const CascadeTarget& target,
                                      int n_threads) const {
-  if (!impl_->trees) throw InvalidArgument("soft cascades of similarity models are not supported yet");
-  return predict::calibrate_cascade(*impl_->trees, X, y, target, n_threads);
+  return impl_->run([&](const auto& engine) { return predict::calibrate_cascade(engine, X, y, target, n_threads); });
 }
 
 template <typename T>
@@ -87,8 +84,6 @@ void Predictor::decision_row(const T* x, std::ptrdiff_t stride, double* scores, 
 template <typename T>
 std::int32_t Predictor::predict_row(const T* x, std::ptrdiff_t stride, double* scores, const PredictOptions& options,
                                     std::uint32_t* n_learners) const {
-  if (options.cascade && impl_->similarities)
-    throw InvalidArgument("soft cascades of similarity models are not supported yet");
   return impl_->run([&](const auto& engine) { return engine.predict_row(x, stride, scores, options, n_learners); });
 }
 

@@ -4,7 +4,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
+#include "model/similarity_outputs.hpp"
+#include "predict/stop_rule.hpp"
 #include "rebelboost/matrix_view.hpp"
 #include "rebelboost/model.hpp"
 #include "rebelboost/predict.hpp"
@@ -16,7 +19,8 @@ namespace rebelboost::predict {
 // path or the thread count. A row holding NaN is an InvalidArgument naming it.
 class SimilarityEngine {
  public:
-  explicit SimilarityEngine(const Model& model) : model_(model) {}
+  explicit SimilarityEngine(const Model& model)
+      : model_(model), stop_(model), evaluator_(model, 0, model.similarities.size()) {}
 
   template <typename T>
   void decision_function(MatrixView<T> X, double* out, std::size_t n_learners, int n_threads) const;
@@ -30,12 +34,30 @@ class SimilarityEngine {
   std::int32_t predict_row(const T* x, std::ptrdiff_t stride, double* scores, const PredictOptions& options,
                            std::uint32_t* n_learners) const;
 
+  // Adds the learners [t_begin, t_end) to one row's scores (cascade calibration walks rows this way).
+  template <typename T>
+  void advance_row(const T* x, std::ptrdiff_t stride, double* scores, std::size_t t_begin, std::size_t t_end) const;
+  const Model& model() const { return model_; }
+  const StopRule& stop_rule() const { return stop_; }
+
  private:
+  // Per-row scratch of the paths that may stop early: the standardised row and the squared distances to
+  // the anchors, computed on first use so a row that stops early never computes the rest.
+  struct RowScratch {
+    std::vector<double> z, distance;
+    std::vector<std::uint8_t> known;
+  };
+  RowScratch scratch() const;
+  template <typename T>
+  std::int32_t predict_stopping(const T* x, std::ptrdiff_t stride, std::size_t row, const PredictOptions& options,
+                                double* scores, RowScratch& s, std::uint32_t* n_learners) const;
   std::size_t used(std::size_t n) const { return n < model_.similarities.size() ? n : model_.similarities.size(); }
   template <typename T>
   void check_columns(const MatrixView<T>& X) const;
 
   const Model& model_;
+  StopRule stop_;
+  similarity::SimilarityEvaluator evaluator_;  // every learner
 };
 
 }  // namespace rebelboost::predict

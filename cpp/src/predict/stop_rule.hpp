@@ -1,0 +1,76 @@
+// When a row may stop before the last learner (exact early exit, a soft cascade), for every learner family.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+
+#include "predict/exit_bounds.hpp"
+#include "rebelboost/model.hpp"
+#include "rebelboost/predict.hpp"
+
+namespace rebelboost::predict {
+
+// Built once per compiled model (the exact-exit bounds of its step vectors); `model` must outlive it.
+class StopRule {
+ public:
+  explicit StopRule(const Model& model) : model_(model), bounds_(model) {}
+
+  // Learners between two checks for an early decision, unless PredictOptions::check_every says otherwise.
+  static constexpr std::size_t kDefaultCheckEvery = 8;
+
+  // The checkpoints of one call; inactive: every row takes all learners. With a cascade they are the
+  // cascade's (its first n_checkpoints carry thresholds), else every `every` learners.
+  struct Stops {
+    bool active = false;
+    std::size_t every = 0;
+    const Cascade* cascade = nullptr;
+    std::size_t n_checkpoints = 0;
+    ExitBounds::Range range;
+    // The next checkpoint after t (t is 0 or a checkpoint), or n.
+    std::size_t next(std::size_t t, std::size_t n) const { return active ? std::min(n, t + every) : n; }
+  };
+  // Throws InvalidArgument if options ask for a cascade the model does not have.
+  Stops stops(const PredictOptions& options, std::size_t n) const;
+
+  // The class a row's scores s[k * stride] after t learners (a checkpoint) already decide, or -1: the exact
+  // bound first (its class is the full evaluation's), then the cascade's threshold. l: the row's leaders
+  // (K >= 2).
+  std::int32_t decide(const double* s, std::size_t stride, std::size_t t, const Stops& st,
+                      const ExitBounds::Leaders& l) const;
+  std::int32_t decide(const double* s, std::size_t stride, std::size_t t, const Stops& st) const;
+
+  const ExitBounds& bounds() const { return bounds_; }
+
+ private:
+  const Model& model_;
+  ExitBounds bounds_;
+};
+
+// One row from checkpoint to checkpoint: advance(t_begin, t_end) adds those learners to scores[0..K),
+// which start at the bias. Returns the class; *n_learners (may be null) the learners it took.
+template <typename Advance>
+std::int32_t predict_with_stops(const StopRule& rule, const Model& model, const PredictOptions& options, std::size_t n,
+                                double* scores, std::uint32_t* n_learners, Advance&& advance) {
+  const StopRule::Stops st = rule.stops(options, n);
+  for (std::size_t k = 0; k < model.n_outputs; ++k) scores[k] = model.bias[k];
+  for (std::size_t t = 0; t < n;) {
+    const std::size_t next = st.next(t, n);
+    advance(t, next);
+    t = next;
+    if (t == n) break;
+    const std::int32_t c = rule.decide(scores, 1, t, st);
+    if (c >= 0) {
+      if (n_learners) *n_learners = static_cast<std::uint32_t>(t);
+      return c;
+    }
+  }
+  if (n_learners) *n_learners = static_cast<std::uint32_t>(n);
+  std::size_t best = 0;  // H > 0 for K = 1, else the first largest (class_of)
+  if (model.n_outputs == 1) return scores[0] > 0.0 ? 1 : 0;
+  for (std::size_t k = 1; k < model.n_outputs; ++k)
+    if (scores[k] > scores[best]) best = k;
+  return static_cast<std::int32_t>(best);
+}
+
+}  // namespace rebelboost::predict
