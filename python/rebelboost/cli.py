@@ -94,21 +94,25 @@ def _train(args):
     X, y = _table(args)
     loss = args.loss
     if loss == "auto":
-        loss = "rebel" if len(np.unique(y)) > 2 or args.cost_matrix else "adaboost"
+        loss = "rebel" if len(np.unique(y)) > 2 or args.cost_matrix or args.weak_learner != "tree" else "adaboost"
     common = dict(n_estimators=args.n_estimators, max_depth=args.max_depth, learning_rate=args.learning_rate,
                   n_jobs=args.n_jobs)
     if args.cost_matrix and loss != "rebel":
         raise ValueError("--cost-matrix needs --loss rebel (or auto)")
+    if args.weak_learner != "tree" and loss != "rebel":
+        raise ValueError("--weak-learner similarity needs --loss rebel (or auto)")
     if loss == "rebel":
         cost = _read_cost_matrix(args.cost_matrix) if args.cost_matrix else None
-        clf = REBELClassifier(cost_matrix=cost, **common)
+        clf = REBELClassifier(cost_matrix=cost, weak_learner=args.weak_learner,
+                              similarity_scaling=args.similarity_scaling, **common)
     elif loss == "veb":
         clf = VEBBoostClassifier(lam=args.lam, **common)
     else:
         clf = AdaBoostClassifier(**common)
     start = time.perf_counter()
     clf.fit(X, y)
-    print(f"trained {type(clf).__name__} with {clf.n_estimators_} trees in {time.perf_counter() - start:.3f} s; "
+    learners = "trees" if getattr(clf, "weak_learner", "tree") == "tree" else "similarities"
+    print(f"trained {type(clf).__name__} with {clf.n_estimators_} {learners} in {time.perf_counter() - start:.3f} s; "
           f"training accuracy {clf.score(X, y):.4f}")
     clf.save(args.model)
     print(f"model written to {args.model}")
@@ -214,6 +218,10 @@ def build_parser():
     train.add_argument("--cost-matrix", default=None,
                        help="REBEL: CSV of K x K costs (row = true class, column = predicted, labels sorted)")
     train.add_argument("--lam", type=float, default=0.5, help="VEB-Boost's variance weight")
+    train.add_argument("--weak-learner", choices=["tree", "similarity"], default="tree",
+                       help="REBEL's weak learners: trees, or Localized Similarities (no missing values allowed)")
+    train.add_argument("--similarity-scaling", choices=["feature", "global"], default="feature",
+                       help="similarities: scale each feature by its deviation, or all by one scale")
     train.set_defaults(run=_train)
 
     predict = sub.add_parser("predict", help="predict labels for the rows of a data file (columns matched by name)")

@@ -237,6 +237,15 @@ def test_train_multiclass_and_costs(tmp_path, capsys):
     assert main(["train", str(binary), "--target", "y", "--loss", "veb", "--lam", "0.3", "--model", str(model), "--n-estimators", "10"]) == 0
     loaded = rebelboost.load(model)
     assert type(loaded).__name__ == "VEBBoostClassifier" and loaded.lam == 0.3
+    # Localized Similarities (2 classes: still REBEL), equal to the estimator fitted directly.
+    assert main(["train", str(binary), "--target", "y", "--weak-learner", "similarity", "--model", str(model),
+                 "--n-estimators", "15"]) == 0
+    assert "15 similarities" in capsys.readouterr().out
+    loaded = rebelboost.load(model)
+    direct = rebelboost.REBELClassifier(weak_learner="similarity", n_estimators=15).fit(X, y == 1)
+    np.testing.assert_array_equal(loaded.decision_function(pd.DataFrame(X, columns=["x0", "x1"])), direct.decision_function(X))
+    assert main(["train", str(binary), "--target", "y", "--loss", "adaboost", "--weak-learner", "similarity",
+                 "--model", str(model)]) == 3
 
 
 def test_cmake_dir_exists():
