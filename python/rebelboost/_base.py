@@ -354,8 +354,12 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
 
     @property
     def feature_importances_(self):
-        """Split gains weighted by each tree's |step|, normalised to sum 1 (zeros if nothing split)."""
+        """Split gains weighted by each tree's |step|, normalised to sum 1 (zeros if nothing split). Tree models
+        only: a similarity compares whole rows and splits no feature (AttributeError)."""
         check_is_fitted(self)
+        if self._model.learner != "tree":
+            raise AttributeError("feature_importances_ is defined for trees; similarities split no feature "
+                                 "(see learners_ and explain())")
         return self._model.feature_importances()
 
     @property

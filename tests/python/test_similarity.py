@@ -84,6 +84,7 @@ def test_learners_name_training_rows_and_their_points(fitted):
     assert np.all(learners["anchor_rows"][learners["kind"] == "two_point"] >= 0)
     with pytest.raises(AttributeError, match="similarity"):
         REBELClassifier(n_estimators=3).fit(X, fitted[2]).learners_
+    assert not hasattr(clf, "feature_importances_")
 
 
 def test_one_point_learner_is_positive_at_its_anchor_only(fitted):
