@@ -53,24 +53,41 @@ std::vector<T> feature_values(const std::uint8_t* data, std::size_t size, std::s
 }
 
 template <typename T>
-void predict_rows(const Model& model, const std::uint8_t* data, std::size_t size, std::size_t n_rows) {
+void predict_rows(const Model& model, const rebelboost::Predictor& predictor, const std::uint8_t* data,
+                  std::size_t size, std::size_t n_rows) {
   const std::size_t d = model.n_features, K = model.n_outputs, T_all = model.trees.size();
   const bool dense = d <= 64;
   const std::vector<T> values = feature_values<T>(data, size, dense ? n_rows * d : n_rows);
   const rebelboost::MatrixView<T> X = dense ? rebelboost::MatrixView<T>::row_major(values.data(), n_rows, d)
                                             : rebelboost::MatrixView<T>{values.data(), n_rows, d, 1, 0};
-  std::vector<double> scores(n_rows * K);
+  std::vector<double> scores(n_rows * K), again(n_rows * K), row(K);
   rebelboost::decision_function(model, X, scores.data(), 1);
   for (double s : scores)
     if (!std::isfinite(s)) finding("non-finite score");
-  std::vector<std::int32_t> classes(n_rows);
+  // Every path promises the same bits: the compiled predictor, batch or one row at a time.
+  predictor.decision_function(X, again.data(), rebelboost::kAllLearners, 1);
+  if (std::memcmp(scores.data(), again.data(), scores.size() * sizeof(double)) != 0) finding("batch paths disagree");
+  std::vector<std::int32_t> classes(n_rows), full(n_rows), early(n_rows);
   rebelboost::scores_to_classes(model, scores.data(), n_rows, classes.data());
-  for (std::int32_t c : classes)
-    if (c < 0 || static_cast<std::size_t>(c) >= (K == 1 ? 2 : K)) finding("class index out of range");
+  rebelboost::PredictOptions options;
+  options.n_threads = 1;
+  predictor.predict(X, full.data(), options);
+  options.early_exit = true;  // exact: the class full evaluation gives, whatever the steps
+  options.check_every = 1 + data[size / 2] % 16;
+  predictor.predict(X, early.data(), options);
+  for (std::size_t r = 0; r < n_rows; ++r) {
+    if (classes[r] < 0 || static_cast<std::size_t>(classes[r]) >= (K == 1 ? 2 : K)) finding("class index out of range");
+    if (full[r] != classes[r]) finding("predict disagrees with the scores");
+    if (early[r] != classes[r]) finding("early exit changed a class");
+    const T* x = X.data + static_cast<std::ptrdiff_t>(r) * X.row_stride;
+    predictor.decision_row(x, X.col_stride, row.data());
+    if (std::memcmp(row.data(), &scores[r * K], K * sizeof(double)) != 0) finding("one-row path disagrees");
+    if (predictor.predict_row(x, X.col_stride, row.data()) != classes[r]) finding("one-row class disagrees");
+  }
   const std::size_t half = T_all / 2;
   rebelboost::decision_function(model, X, scores.data(), 1, half);
   std::vector<std::int8_t> outputs(n_rows * (T_all - half));
-  rebelboost::tree_outputs(model, X, outputs.data(), 1, half);
+  predictor.tree_outputs(X, outputs.data(), 1, half);
   for (std::int8_t f : outputs)
     if (f != 1 && f != -1) finding("tree output not +-1");
 }
@@ -86,8 +103,9 @@ void use(const Model& model, const std::uint8_t* data, std::size_t size) {
     }
     if (total != 0.0 && std::fabs(total - 1.0) > 1e-9) finding("importances do not sum to 1");
   }
-  predict_rows<double>(model, data, size, 5);   // few rows: the node walk
-  predict_rows<float>(model, data, size, 43);   // more rows: the flattened trees where they are cheap
+  const rebelboost::Predictor predictor(model);
+  predict_rows<double>(model, predictor, data, size, 5);  // a few rows
+  predict_rows<float>(model, predictor, data, size, 43);  // several groups of rows, and a remainder
 }
 
 void try_load(const std::uint8_t* data, std::size_t size) {

@@ -53,6 +53,23 @@ namespace {
 
 [[noreturn]] void invalid(const std::string& what) { throw ModelFileError("invalid model: " + what); }
 
+// Every node but the root has exactly one parent: the nodes form a tree, not a graph whose shared or
+// unreachable nodes would make Tree::depth() and the flattened copies wrong (children indices are already
+// checked to be larger than their parent's, so there are no cycles).
+template <typename Where>
+void check_single_parents(const Tree& tree, const Where& where) {
+  std::array<std::uint16_t, kMaxTreeNodes> parents{};
+  for (const Node& node : tree.nodes)
+    if (node.feature >= 0) {
+      ++parents[node.left];
+      ++parents[node.right];
+    }
+  for (std::size_t i = 1; i < tree.nodes.size(); ++i)
+    if (parents[i] != 1)
+      invalid(where() + "node " + std::to_string(i) + (parents[i] == 0 ? " is unreachable" : " has several parents") +
+              " (the nodes must form a tree)");
+}
+
 void validate_tree(const Model& model, const Tree& tree, std::size_t t) {
   const auto where = [t]() { return "tree " + std::to_string(t) + ": "; };
   if (tree.nodes.empty()) invalid(where() + "no nodes");
@@ -79,6 +96,7 @@ void validate_tree(const Model& model, const Tree& tree, std::size_t t) {
         node.left == node.right)
       invalid(where() + "node " + std::to_string(i) + " has out-of-range children");
   }
+  check_single_parents(tree, where);
 }
 
 void check_score_bound(const Model& model) {

@@ -501,6 +501,28 @@ TEST(ModelFileHostile, ChildIndices) {
   expect_rejected(file_of(m), "node 0 has out-of-range children");
 }
 
+TEST(ModelFileHostile, NodesMustFormATree) {
+  // Found by the fuzzer: children in range and increasing, but node 3 shared by two parents (and node 2
+  // unreachable) made Tree::depth() too small, and flattening read a split as a leaf of value 0.
+  RawModel m = base_model();
+  RawTree graph;
+  graph.step = {0.5};
+  graph.nodes.resize(7);
+  graph.nodes[0] = RawNode{0, 0, 0, 0, 1, 3, 0.0, 0.1};
+  graph.nodes[1] = RawNode{1, 0, 0, 0, 3, 4, 0.0, 0.1};
+  graph.nodes[2] = RawNode{1, 0, 0, 0, 5, 6, 0.0, 0.1};
+  graph.nodes[3] = RawNode{2, 0, 0, 0, 5, 6, 0.0, 0.1};
+  for (int i : {4, 5, 6}) graph.nodes[static_cast<std::size_t>(i)].value = 1;
+  m.trees.push_back(graph);
+  expect_rejected(file_of(m), "tree 2: node 2 is unreachable (the nodes must form a tree)");
+  RawTree& shared = m.trees.back();  // 0 -> (1, 3), 1 -> (2, 3), 3 -> (4, 5): every node reachable, 3 twice
+  shared.nodes.resize(6);
+  shared.nodes[1] = RawNode{1, 0, 0, 0, 2, 3, 0.0, 0.1};
+  shared.nodes[2] = RawNode{};
+  shared.nodes[3] = RawNode{2, 0, 0, 0, 4, 5, 0.0, 0.1};
+  expect_rejected(file_of(m), "tree 2: node 3 has several parents");
+}
+
 TEST(ModelFileHostile, FeatureOutOfRange) {
   for (std::int32_t f : {3, 4, 1000, std::numeric_limits<std::int32_t>::max()}) {
     RawModel m = base_model();  // n_features = 3
