@@ -3,16 +3,17 @@ used to predict in a worker process under a memory cap and a time limit.
 
     python bench/hostile_files.py [--n 2000] [--seed 0] [--memory-gib 2] [--timeout 10] [--out FILE]
 
-The files are built from real models of every kind (AdaBoost, VEB-Boost, REBEL with 3 and 2 classes) by
-rewriting what a file controls: counts (features, outputs, trees, nodes, metadata), indices (children,
-features), depths (chains up to 255 levels, 40 000 depth-12 chains, full depth-8 trees), numbers (NaN,
-inf, huge or subnormal thresholds, steps, bias and gains), relabelled metadata (estimator, classes,
-feature counts and names, costs) and huge parameters (n_jobs, n_estimators, learning_rate, ...), one to
-three changes per file. Each file is written with a correct header and checksum (tests/python/model_bytes.py).
+The files are built from real models of every kind (AdaBoost, VEB-Boost, REBEL with 3 and 2 classes, REBEL
+with Localized Similarities, per-feature and global scaling) by rewriting what a file controls: counts
+(features, outputs, trees, nodes, anchors, learners, metadata), indices (children, features, anchors,
+learner kinds), depths (chains up to 255 levels, 40 000 depth-12 chains, full depth-8 trees), numbers
+(NaN, inf, huge or subnormal thresholds, steps, bias, gains, means, scales, anchors, tau; anchors 1e-160
+apart), relabelled metadata (estimator, classes, feature counts and names, costs) and huge parameters
+(n_jobs, n_estimators, learning_rate, weak_learner, ...), one to three changes per file. Each file is written with a correct header and checksum (tests/python/model_bytes.py).
 
 Two worker processes, each under an address-space cap (RLIMIT_AS), load the files one at a time with
 rebelboost.load and call predict, predict_proba, decision_function, staged_decision_function and
-feature_importances_ on 300 rows (NaN included). The parent gives each file `--timeout` seconds. Counted:
+feature_importances_ on 300 rows (NaN included for tree models; similarity models refuse NaN). The parent gives each file `--timeout` seconds. Counted:
 files that load and predict with finite outputs, files rejected with a ModelFileError (grouped by message),
 and failures: crashes (the worker dies), hangs (past the time limit), non-finite outputs, any other
 exception. Exit status 1 if there is any failure. Writes a Markdown table to --out when given.
@@ -37,7 +38,7 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "python"))
-from model_bytes import NODE, Parts, Tree, chain, parse  # noqa: E402
+from model_bytes import NODE, Tree, chain, parse  # noqa: E402
 
 
 # ---- the base models ------------------------------------------------------------------------------------
@@ -52,7 +53,10 @@ def base_files(folder):
     models = {"adaboost": AdaBoostClassifier(n_estimators=8, max_depth=3).fit(X, binary),
               "veb": VEBBoostClassifier(n_estimators=8, max_depth=2).fit(X, binary),
               "rebel": REBELClassifier(n_estimators=8, max_depth=3, cost_matrix={(0, 1): 2.0}).fit(X, multi),
-              "rebel-2": REBELClassifier(n_estimators=8, max_depth=2).fit(X, binary)}
+              "rebel-2": REBELClassifier(n_estimators=8, max_depth=2).fit(X, binary),
+              "similarity": REBELClassifier(n_estimators=8, weak_learner="similarity").fit(np.nan_to_num(X), multi),
+              "similarity-2": REBELClassifier(n_estimators=6, weak_learner="similarity",
+                                              similarity_scaling="global").fit(np.nan_to_num(X), binary)}
     out = {}
     for kind, clf in models.items():
         path = os.path.join(folder, f"base-{kind}.rbm")
@@ -82,9 +86,14 @@ def count_outputs(parts, rng):
         parts.bias = np.resize(parts.bias, k)
         for tree in parts.trees:
             tree.step = np.resize(tree.step, k)
+        if parts.similarities is not None:
+            steps = parts.similarities.steps
+            parts.similarities.steps = np.resize(steps, (len(steps), k))
 
 
 def count_trees(parts, rng):
+    if parts.similarities is not None:
+        return similarity_counts(parts, rng)
     parts.declared_trees = int(rng.choice([0, len(parts.trees) + 1, max(0, len(parts.trees) - 1), 2**32, 2**63]))
 
 
@@ -95,6 +104,8 @@ def count_nodes(parts, rng):
 
 
 def many_one_leaf_trees(parts, rng):
+    if parts.similarities is not None:
+        return similarity_numbers(parts, rng)
     leaf = Tree(np.zeros(len(parts.bias)), np.zeros(1, NODE))
     leaf.nodes[0] = (-1, 0, 1, 0, 0, 0, 0.0, 0.0)
     parts.trees = [leaf] * int(rng.choice([1000, 100_000, 1_000_001]))
@@ -130,17 +141,23 @@ def node_bytes(parts, rng):
 
 
 def deep_chain(parts, rng):
+    if parts.similarities is not None:
+        return similarity_numbers(parts, rng)
     depth = int(rng.choice([9, 12, 100, 255]))
     parts.trees.append(_steps(chain(depth, max(1, min(parts.n_features, 4)), 0.01), len(parts.bias)))
 
 
 def many_deep_chains(parts, rng):
+    if parts.similarities is not None:
+        return similarity_numbers(parts, rng)
     n = int(rng.choice([2000, 40_000]))
     parts.trees = [_steps(chain(12, max(1, min(parts.n_features, 4)), 0.001 * (t % 7 - 3)), len(parts.bias))
                    for t in range(n)]
 
 
 def full_trees(parts, rng):
+    if parts.similarities is not None:
+        return similarity_numbers(parts, rng)
     nodes = np.zeros(511, NODE)
     for i in range(255):
         nodes[i] = (i % max(1, min(parts.n_features, 4)), i % 2, 0, 0, 2 * i + 1, 2 * i + 2, rng.normal(), 0.01)
@@ -165,19 +182,58 @@ def odd_number(parts, rng):
     elif where == "bias" and len(parts.bias):
         parts.bias[rng.randint(len(parts.bias))] = value
     elif where == "all_steps":
-        for t in parts.trees:
-            t.step[:] = value
+        for step in parts.steps():
+            step[:] = value
 
 
 def header_fields(parts, rng):
-    field = str(rng.choice(["loss", "reserved"]))
+    field = str(rng.choice(["loss", "learner", "version"]))
     setattr(parts, field, int(rng.choice([0, 1, 2, 3, 4, 2**32 - 1])))
+
+
+def similarity_numbers(parts, rng):
+    s = parts.similarities
+    if s is None:
+        return
+    field = str(rng.choice(["feature_mean", "feature_scale", "anchors", "tau", "close_anchors"]))
+    value = float(rng.choice(ODD_FLOATS + [-1.0, 1e-160, 1e154]))
+    if field == "tau" and len(s.learners):
+        s.learners[rng.randint(len(s.learners))]["tau"] = value
+    elif field == "anchors" and s.anchors.size:
+        s.anchors[rng.randint(len(s.anchors)), rng.randint(s.anchors.shape[1])] = value
+    elif field == "close_anchors" and len(s.anchors) >= 2:  # two-point learners on nearly equal anchors
+        s.anchors[:] = rng.choice([1e-160, 1e-300, 1e150]) * rng.rand(*s.anchors.shape)
+    elif field in ("feature_mean", "feature_scale"):
+        getattr(s, field)[rng.randint(len(getattr(s, field)))] = value
+
+
+def similarity_indices(parts, rng):
+    s = parts.similarities
+    if s is None or not len(s.learners):
+        return
+    t = rng.randint(len(s.learners))
+    field = str(rng.choice(["kind", "anchor_i", "anchor_j", "padding"]))
+    s.learners[t][field] = int(rng.choice([0, 1, 2, 3, len(s.anchors), 2**32 - 1, s.learners[t]["anchor_i"]]))
+
+
+def similarity_counts(parts, rng):
+    s = parts.similarities
+    if s is None:
+        return
+    field = str(rng.choice(["declared_anchors", "declared_learners", "many_learners"]))
+    if field == "many_learners":  # 10^5 constant learners: a long staged prediction, bounded steps
+        n = int(rng.choice([1000, 100_000]))
+        s.learners = np.zeros(n, s.learners.dtype)
+        s.steps = np.full((n, s.steps.shape[1]), 1e-3)
+        s.anchors, s.anchor_rows = s.anchors[:0], s.anchor_rows[:0]
+    else:
+        setattr(s, field, int(rng.choice([0, 1, 2**32, 2**63])))
 
 
 def _meta(parts):
     try:
         meta = json.loads(parts.metadata)
-    except ValueError:
+    except (ValueError, RecursionError):  # an earlier mutation wrote bytes that are not JSON
         meta = None
     return meta if isinstance(meta, dict) else {}
 
@@ -218,15 +274,16 @@ def huge_parameter(parts, rng):
         ("quick", ["sometimes", 2]),
         ("subsample", [0.0, 2.0, float("nan")]),
         ("cost_matrix", [[[0, 1], [1, 0]], "x", {"__pairs__": [[0, 1, 1e308]]}, {"__pairs__": "x"}]),
-    ][rng.randint(11)]
+        ("weak_learner", ["tree", "similarity", "forest"]),
+    ][rng.randint(12)]
     params[name] = copy.deepcopy(choices[rng.randint(len(choices))])
     parts.metadata = json.dumps(meta).encode()
 
 
 MUTATIONS = [count_features, count_outputs, count_trees, count_nodes, many_one_leaf_trees, child_index,
              feature_index, leaf_value, node_bytes, deep_chain, many_deep_chains, full_trees, odd_number,
-             header_fields, relabel, huge_parameter]
-RARE = {many_one_leaf_trees: 0.05, many_deep_chains: 0.05, full_trees: 0.5}  # big files: drawn less often
+             header_fields, relabel, huge_parameter, similarity_numbers, similarity_indices, similarity_counts]
+RARE = {many_one_leaf_trees: 0.05, many_deep_chains: 0.05, full_trees: 0.5, similarity_counts: 0.5}  # big files
 
 
 def hostile_files(bases, n, seed, folder):
@@ -268,7 +325,8 @@ WORKER = textwrap.dedent("""
             continue
         try:
             X = rng.normal(size=(300, clf.n_features_in_))
-            X[rng.rand(*X.shape) < 0.1] = np.nan
+            if getattr(clf, "weak_learner", "tree") == "tree":  # similarity models refuse NaN (documented)
+                X[rng.rand(*X.shape) < 0.1] = np.nan
             outputs = [clf.predict_proba(X), clf.decision_function(X), clf.feature_importances_]
             outputs += list(clf.staged_decision_function(X[:20]))
             labels = clf.predict(X)

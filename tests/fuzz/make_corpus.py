@@ -3,8 +3,9 @@
     python tests/fuzz/make_corpus.py [tests/fuzz/corpus]
 
 Each kind gets a few files (stumps and deeper trees, NaN in the training data so NaN directions vary,
-a cost matrix for REBEL), trained on a small synthetic problem; every file is a few kilobytes, so the
-fuzzer runs fast. Rerun it when the file format changes and commit the result.
+a cost matrix for REBEL; Localized Similarities with per-feature and global scaling), trained on a small
+synthetic problem; every file is a few kilobytes, so the fuzzer runs fast. Rerun it when the file format
+changes or a model kind is added, and commit the result.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import numpy as np
 
 from rebelboost import AdaBoostClassifier, REBELClassifier, VEBBoostClassifier
 
-# kind -> [(estimator, labels: "binary" or "multi"), ...]
+# kind -> [(estimator, labels: "binary" or "multi"), ...]; similarity models train on X without NaN.
 KINDS = {
     "adaboost": [(AdaBoostClassifier(n_estimators=3, max_depth=1), "binary"),
                  (AdaBoostClassifier(n_estimators=2, max_depth=3, criterion="gini"), "binary")],
@@ -24,6 +25,8 @@ KINDS = {
     "rebel": [(REBELClassifier(n_estimators=2, max_depth=2), "multi"),
               (REBELClassifier(n_estimators=2, max_depth=1, cost_matrix=[[0, 1, 4], [1, 0, 1], [2, 1, 0]]), "multi"),
               (REBELClassifier(n_estimators=3, max_depth=2), "binary")],
+    "similarity": [(REBELClassifier(n_estimators=4, weak_learner="similarity"), "multi"),
+                   (REBELClassifier(n_estimators=3, weak_learner="similarity", similarity_scaling="global"), "binary")],
 }
 
 
@@ -41,7 +44,8 @@ def main(out):
     for kind, estimators in KINDS.items():
         os.makedirs(os.path.join(out, kind), exist_ok=True)
         for i, (estimator, y) in enumerate(estimators):
-            estimator.fit(X, labels[y]).save(os.path.join(out, kind, f"seed{i}.rbm"))
+            X_kind = np.nan_to_num(X) if kind == "similarity" else X
+            estimator.fit(X_kind, labels[y]).save(os.path.join(out, kind, f"seed{i}.rbm"))
 
 
 if __name__ == "__main__":

@@ -41,13 +41,15 @@ void put_u64(unsigned char* at, std::uint64_t v) {
 
 // Feature values for prediction: 0, +-inf, NaN, and values from the input, so rows fall on both sides of
 // thresholds. A model with many features reads every feature of a row from one value (column stride 0).
+// Similarity models refuse NaN (InvalidArgument, documented): they get 0 in its place.
 template <typename T>
-std::vector<T> feature_values(const std::uint8_t* data, std::size_t size, std::size_t count) {
+std::vector<T> feature_values(const std::uint8_t* data, std::size_t size, std::size_t count, bool nan) {
   static const double kSpecial[] = {0.0, -0.0, 1.0, -1.0, 0.5, 1e30, -1e30, INFINITY, -INFINITY, NAN};
   std::vector<T> values(count);
   for (std::size_t i = 0; i < count; ++i) {
     const unsigned char b = size ? data[(i * 7919) % size] : 0;
-    values[i] = b % 4 == 0 ? static_cast<T>(kSpecial[b % 10]) : static_cast<T>((static_cast<int>(b) - 128) / 16.0);
+    values[i] = b % 4 == 0 ? static_cast<T>(kSpecial[b % (nan ? 10 : 9)])
+                           : static_cast<T>((static_cast<int>(b) - 128) / 16.0);
   }
   return values;
 }
@@ -55,9 +57,10 @@ std::vector<T> feature_values(const std::uint8_t* data, std::size_t size, std::s
 template <typename T>
 void predict_rows(const Model& model, const rebelboost::Predictor& predictor, const std::uint8_t* data,
                   std::size_t size, std::size_t n_rows) {
-  const std::size_t d = model.n_features, K = model.n_outputs, T_all = model.trees.size();
+  const std::size_t d = model.n_features, K = model.n_outputs, T_all = model.n_learners();
   const bool dense = d <= 64;
-  const std::vector<T> values = feature_values<T>(data, size, dense ? n_rows * d : n_rows);
+  const bool nan = model.learner == rebelboost::LearnerKind::kTree;
+  const std::vector<T> values = feature_values<T>(data, size, dense ? n_rows * d : n_rows, nan);
   const rebelboost::MatrixView<T> X = dense ? rebelboost::MatrixView<T>::row_major(values.data(), n_rows, d)
                                             : rebelboost::MatrixView<T>{values.data(), n_rows, d, 1, 0};
   std::vector<double> scores(n_rows * K), again(n_rows * K), row(K);
@@ -86,10 +89,17 @@ void predict_rows(const Model& model, const rebelboost::Predictor& predictor, co
   }
   const std::size_t half = T_all / 2;
   rebelboost::decision_function(model, X, scores.data(), 1, half);
-  std::vector<std::int8_t> outputs(n_rows * (T_all - half));
-  predictor.tree_outputs(X, outputs.data(), 1, half);
-  for (std::int8_t f : outputs)
-    if (f != 1 && f != -1) finding("tree output not +-1");
+  std::vector<double> outputs(n_rows * (T_all - half));
+  predictor.learner_outputs(X, outputs.data(), 1, half);
+  const bool tree = model.learner == rebelboost::LearnerKind::kTree;
+  for (double f : outputs)
+    if (tree ? (f != 1.0 && f != -1.0) : !(f >= -1.0 && f <= 1.0)) finding("learner output out of range");
+  if (tree) {
+    std::vector<std::int8_t> signs(n_rows * (T_all - half));
+    predictor.tree_outputs(X, signs.data(), 1, half);
+    for (std::size_t i = 0; i < signs.size(); ++i)
+      if (signs[i] != outputs[i]) finding("tree outputs disagree with learner outputs");
+  }
 }
 
 void use(const Model& model, const std::uint8_t* data, std::size_t size) {

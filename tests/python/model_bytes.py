@@ -1,8 +1,8 @@
 """An independent reader and writer of the model file layout (rebelboost/io.hpp, cpp/src/io/model_file.cpp).
 
 Tests and the stress script (bench/hostile_files.py) take files apart, change any field - header counts,
-metadata, tree arrays - and put them back together with a *valid* checksum, so the loader's own checks,
-not the checksum, have to catch what is wrong.
+metadata, tree arrays, similarity anchors and learners, cascade thresholds - and put them back together
+with a *valid* checksum, so the loader's own checks, not the checksum, have to catch what is wrong.
 """
 
 from __future__ import annotations
@@ -16,6 +16,8 @@ MAGIC = b"RBLBOOST"
 HEADER = 24  # magic, u32 version, u32 reserved, u64 payload size
 NODE = np.dtype([("feature", "<i4"), ("nan_left", "u1"), ("value", "i1"), ("padding", "<u2"), ("left", "<u4"),
                  ("right", "<u4"), ("threshold", "<f8"), ("gain", "<f8")])
+SIMILARITY = np.dtype([("kind", "<u4"), ("anchor_i", "<u4"), ("anchor_j", "<u4"), ("padding", "<u4"), ("tau", "<f8")])
+TREES, SIMILARITIES = 0, 1  # the learner family field
 
 
 def fnv1a(data: bytes) -> int:
@@ -42,6 +44,30 @@ class Tree:
 
 
 @dataclass
+class Similarities:
+    """A similarity model's learners: standardisation, anchors, and one SIMILARITY record + step each."""
+
+    feature_mean: np.ndarray  # float64, d
+    feature_scale: np.ndarray  # float64, d
+    anchor_rows: np.ndarray  # uint64, A
+    anchors: np.ndarray  # float64, A x d
+    learners: np.ndarray  # SIMILARITY records, T
+    steps: np.ndarray  # float64, T x K
+    declared_anchors: int | None = None
+    declared_learners: int | None = None
+
+    def payload(self) -> bytes:
+        out = [np.asarray(self.feature_mean, "<f8").tobytes(), np.asarray(self.feature_scale, "<f8").tobytes(),
+               struct.pack("<Q", len(self.anchor_rows) if self.declared_anchors is None else self.declared_anchors)]
+        for row, coords in zip(self.anchor_rows, self.anchors):
+            out += [struct.pack("<Q", int(row)), np.asarray(coords, "<f8").tobytes()]
+        out.append(struct.pack("<Q", len(self.learners) if self.declared_learners is None else self.declared_learners))
+        for record, step in zip(self.learners, self.steps):
+            out += [np.asarray(record, SIMILARITY).tobytes(), np.asarray(step, "<f8").tobytes()]
+        return b"".join(out)
+
+
+@dataclass
 class Parts:
     loss: int
     n_features: int
@@ -49,20 +75,24 @@ class Parts:
     bias: np.ndarray
     metadata: bytes
     trees: list = field(default_factory=list)
-    reserved: int = 0
+    learner: int = TREES  # version 1: a reserved zero
     declared_trees: int | None = None  # the tree count written (default: len(trees))
+    similarities: Similarities | None = None  # learner == SIMILARITIES
     version: int = VERSION
     cascade_every: int = 0  # version >= 3: the soft cascade (thresholds (n_checkpoints, classes))
     cascade_thresholds: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
     def payload(self) -> bytes:
-        out = [struct.pack("<IIII", self.loss, self.n_features, self.n_outputs, self.reserved),
-               np.asarray(self.bias, "<f8").tobytes(), struct.pack("<Q", len(self.metadata)), self.metadata,
-               struct.pack("<Q", len(self.trees) if self.declared_trees is None else self.declared_trees)]
-        for tree in self.trees:
-            count = len(tree.nodes) if tree.declared_nodes is None else tree.declared_nodes
-            out += [struct.pack("<I", count), np.asarray(tree.step, "<f8").tobytes(),
-                    np.asarray(tree.nodes, NODE).tobytes()]
+        out = [struct.pack("<IIII", self.loss, self.n_features, self.n_outputs, self.learner),
+               np.asarray(self.bias, "<f8").tobytes(), struct.pack("<Q", len(self.metadata)), self.metadata]
+        if self.similarities is not None:
+            out.append(self.similarities.payload())
+        else:
+            out.append(struct.pack("<Q", len(self.trees) if self.declared_trees is None else self.declared_trees))
+            for tree in self.trees:
+                count = len(tree.nodes) if tree.declared_nodes is None else tree.declared_nodes
+                out += [struct.pack("<I", count), np.asarray(tree.step, "<f8").tobytes(),
+                        np.asarray(tree.nodes, NODE).tobytes()]
         if self.version >= 3:
             classes = 2 if self.n_outputs == 1 else self.n_outputs
             thresholds = np.asarray(self.cascade_thresholds, "<f8").ravel()
@@ -73,19 +103,14 @@ class Parts:
     def file(self) -> bytes:
         return wrap(self.payload(), self.version)
 
+    def steps(self):
+        """Every learner's step vector (views: writing to them changes the parts)."""
+        if self.similarities is not None:
+            return list(self.similarities.steps)
+        return [tree.step for tree in self.trees]
 
-def parse(data: bytes) -> Parts:
-    """A valid file of a tree model taken apart (format versions 1 to 3)."""
-    (version,) = struct.unpack_from("<I", data, len(MAGIC))
-    payload = data[HEADER:-8]
-    loss, n_features, n_outputs, reserved = struct.unpack_from("<IIII", payload, 0)
-    at = 16
-    bias = np.frombuffer(payload, "<f8", n_outputs, at).copy()
-    at += 8 * n_outputs
-    (meta_len,) = struct.unpack_from("<Q", payload, at)
-    at += 8
-    metadata = payload[at:at + meta_len]
-    at += meta_len
+
+def _parse_trees(payload, at, n_outputs):
     (n_trees,) = struct.unpack_from("<Q", payload, at)
     at += 8
     trees = []
@@ -97,15 +122,51 @@ def parse(data: bytes) -> Parts:
         nodes = np.frombuffer(payload, NODE, n_nodes, at).copy()
         at += NODE.itemsize * n_nodes
         trees.append(Tree(step, nodes))
-    every, thresholds = 0, np.zeros(0)
+    return trees, at
+
+
+def _parse_similarities(payload, at, d, n_outputs):
+    mean = np.frombuffer(payload, "<f8", d, at).copy()
+    scale = np.frombuffer(payload, "<f8", d, at + 8 * d).copy()
+    at += 16 * d
+    (n_anchors,) = struct.unpack_from("<Q", payload, at)
+    at += 8
+    record = np.dtype([("row", "<u8"), ("coords", "<f8", (d,))])
+    anchors = np.frombuffer(payload, record, n_anchors, at).copy()
+    at += record.itemsize * n_anchors
+    (n_learners,) = struct.unpack_from("<Q", payload, at)
+    at += 8
+    record = np.dtype([("similarity", SIMILARITY), ("step", "<f8", (n_outputs,))])
+    learners = np.frombuffer(payload, record, n_learners, at).copy()
+    at += record.itemsize * n_learners
+    return Similarities(mean, scale, anchors["row"].copy(), anchors["coords"].reshape(n_anchors, d).copy(),
+                        learners["similarity"].copy(), learners["step"].reshape(n_learners, n_outputs).copy()), at
+
+
+def parse(data: bytes) -> Parts:
+    """A valid file taken apart (format versions 1 to 3)."""
+    (version,) = struct.unpack_from("<I", data, 8)
+    payload = data[HEADER:-8]
+    loss, n_features, n_outputs, learner = struct.unpack_from("<IIII", payload, 0)
+    at = 16
+    bias = np.frombuffer(payload, "<f8", n_outputs, at).copy()
+    at += 8 * n_outputs
+    (meta_len,) = struct.unpack_from("<Q", payload, at)
+    at += 8
+    metadata = payload[at:at + meta_len]
+    at += meta_len
+    parts = Parts(loss, n_features, n_outputs, bias, metadata, learner=learner, version=version)
+    if learner == SIMILARITIES:
+        parts.similarities, at = _parse_similarities(payload, at, n_features, n_outputs)
+    else:
+        parts.trees, at = _parse_trees(payload, at, n_outputs)
     if version >= 3:
-        every, classes, n_checkpoints = struct.unpack_from("<IIQ", payload, at)
+        parts.cascade_every, classes, n_checkpoints = struct.unpack_from("<IIQ", payload, at)
         at += 16
-        thresholds = np.frombuffer(payload, "<f8", n_checkpoints * classes, at).copy()
+        parts.cascade_thresholds = np.frombuffer(payload, "<f8", n_checkpoints * classes, at).copy()
         at += 8 * n_checkpoints * classes
-    assert at == len(payload), f"not a version-{version} file"
-    return Parts(loss, n_features, n_outputs, bias, metadata, trees, reserved, version=version, cascade_every=every,
-                 cascade_thresholds=thresholds)
+    assert at == len(payload), f"not a file of format version {version}"
+    return parts
 
 
 def chain(depth: int, n_features: int, step: float) -> Tree:

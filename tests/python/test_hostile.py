@@ -238,3 +238,29 @@ def test_saves_killed_at_any_instant_leave_nothing_behind(tmp_path, noisy):
         leftovers_seen += len(os.listdir(target.parent)) - 1
     _core.Model.load(str(tmp_path / "m.rbm")).save(str(target))
     assert os.listdir(target.parent) == ["model.rbm"], leftovers_seen
+
+
+def test_similarity_files_with_degenerate_numbers_predict_finite_scores(tmp_path):
+    # Found by bench/hostile_files.py: two anchors 2e-160 apart (q^2 underflows) and a query at their
+    # midpoint gave 0 / 0 = NaN scores; tiny scales and huge anchors push distances to infinity.
+    X = np.random.RandomState(0).normal(size=(200, 3))
+    y = np.argmax(X + np.random.RandomState(1).normal(size=X.shape), axis=1)
+    REBELClassifier(n_estimators=6, weak_learner="similarity").fit(X, y).save(tmp_path / "s.rbm")
+    for change in ("close anchors", "tiny scale", "huge anchors"):
+        parts = parse((tmp_path / "s.rbm").read_bytes())
+        s = parts.similarities
+        s.feature_mean[:] = 0.0
+        if change == "close anchors":
+            s.feature_scale[:] = 1.0
+            for record in s.learners[s.learners["kind"] == 2]:
+                s.anchors[record["anchor_i"]] = [1e-160, 0.0, 0.0]
+                s.anchors[record["anchor_j"]] = [-1e-160, 0.0, 0.0]
+        elif change == "tiny scale":
+            s.feature_scale[:] = 5e-324
+        else:
+            s.anchors[:] = 1e150 * np.arange(1, len(s.anchors) + 1)[:, None]  # squared distances near 1e300
+        (tmp_path / "h.rbm").write_bytes(parts.file())
+        clf = rebelboost.load(tmp_path / "h.rbm")
+        Xq = np.vstack([np.zeros((1, 3)), X[:20]])
+        assert np.isfinite(clf.decision_function(Xq)).all(), change
+        assert np.isfinite(clf.predict_proba(Xq)).all(), change

@@ -1,6 +1,7 @@
-"""Property test of the loader: a model file of any kind with a metadata field, a tree array entry, a step,
-the bias or a header count rewritten - and its checksum recomputed - either loads into an estimator whose
-every method gives finite, well-shaped output, or fails with ModelFileError. Never another exception."""
+"""Property test of the loader: a model file of any kind with a metadata field, a tree array entry, a
+similarity field (standardisation, anchor, kind, anchor index, tau), a step, the bias or a header count
+rewritten - and its checksum recomputed - either loads into an estimator whose every method gives finite,
+well-shaped output, or fails with ModelFileError. Never another exception."""
 
 import json
 import os
@@ -15,7 +16,7 @@ from hypothesis import strategies as st
 import rebelboost
 from rebelboost import AdaBoostClassifier, ModelFileError, REBELClassifier, VEBBoostClassifier
 
-from model_bytes import NODE, parse
+from model_bytes import NODE, SIMILARITY, parse
 
 FOLDER = tempfile.mkdtemp(prefix="rb-properties-")
 
@@ -31,13 +32,15 @@ def fitted_files():
     models = [("adaboost", AdaBoostClassifier(n_estimators=4, max_depth=2), binary),
               ("veb", VEBBoostClassifier(n_estimators=4, max_depth=2), binary),
               ("rebel", REBELClassifier(n_estimators=4, max_depth=2, cost_matrix={(0, 2): 3.0}), multi),
-              ("rebel-2", REBELClassifier(n_estimators=4, max_depth=1), binary)]
+              ("rebel-2", REBELClassifier(n_estimators=4, max_depth=1), binary),
+              ("similarity", REBELClassifier(n_estimators=5, weak_learner="similarity"), multi)]
     out = []
     for kind, estimator, y in models:
+        X_kind = np.nan_to_num(X) if kind == "similarity" else X  # similarities refuse NaN
         path = os.path.join(FOLDER, f"{kind}.rbm")
-        estimator.fit(X, y).save(path)
+        estimator.fit(X_kind, y).save(path)
         with open(path, "rb") as handle:
-            out.append((kind, handle.read(), X))
+            out.append((kind, handle.read(), X_kind))
     return out
 
 
@@ -52,22 +55,28 @@ numbers = st.floats() | st.sampled_from([0.0, -0.0, 1e300, -1e300, 1e308, 5e-324
 @st.composite
 def mutations(draw):
     """A function that rewrites one part of a parsed file, and a description of it."""
-    what = draw(st.sampled_from(["metadata", "params", "node", "step", "bias", "header"]))
+    what = draw(st.sampled_from(["metadata", "params", "node", "similarity", "step", "bias", "header"]))
     if what == "metadata":
         key, value = draw(st.sampled_from(["estimator", "classes", "classes_dtype", "n_features_in", "params",
                                            "cost_matrix", "feature_names_in", "metadata_version", "other"])), draw(json_values)
         return what, key, value
     if what == "params":
         key = draw(st.sampled_from(["n_estimators", "max_depth", "n_bins", "learning_rate", "n_jobs", "quick",
-                                    "cost_matrix", "lam", "criterion", "random_state", "subsample", "verbose"]))
+                                    "cost_matrix", "lam", "criterion", "random_state", "subsample", "verbose",
+                                    "weak_learner", "similarity_scaling"]))
         return what, key, draw(json_values)
     if what == "node":
         field = draw(st.sampled_from(NODE.names))
         value = draw(numbers) if NODE[field].kind == "f" else draw(st.integers(-(2**31), 2**32 - 1))
         return what, (draw(st.integers(0, 3)), draw(st.integers(0, 6)), field), value
+    if what == "similarity":
+        field = draw(st.sampled_from(list(SIMILARITY.names) + ["feature_mean", "feature_scale", "anchors"]))
+        integer = field in SIMILARITY.names and SIMILARITY[field].kind == "u"
+        value = draw(st.integers(0, 2**32 - 1) | st.integers(0, 8)) if integer else draw(numbers)
+        return what, (draw(st.integers(0, 20)), draw(st.integers(0, 5)), field), value
     if what in ("step", "bias"):
         return what, (draw(st.integers(0, 3)), draw(st.integers(0, 2))), draw(numbers)
-    return what, draw(st.sampled_from(["loss", "n_features", "n_outputs", "reserved"])), draw(st.integers(0, 2**32 - 1))
+    return what, draw(st.sampled_from(["loss", "n_features", "n_outputs", "learner"])), draw(st.integers(0, 2**32 - 1))
 
 
 def apply(parts, mutation):
@@ -81,14 +90,30 @@ def apply(parts, mutation):
         else:
             meta[where] = value
         parts.metadata = json.dumps(meta).encode()
+    elif what == "similarity" and parts.similarities is None:
+        return
+    elif what == "similarity":
+        s, (index, column, field) = parts.similarities, where
+        if field in SIMILARITY.names:
+            if len(s.learners):
+                s.learners[index % len(s.learners)][field] = value
+        elif field == "anchors":
+            if s.anchors.size:
+                s.anchors[index % len(s.anchors), column % s.anchors.shape[1]] = value
+        else:
+            getattr(s, field)[column % len(getattr(s, field))] = value
+    elif what == "node" and not parts.trees:
+        return
     elif what == "node":
         tree, node, field = where
         nodes = parts.trees[tree % len(parts.trees)].nodes
         info = np.iinfo(NODE[field]) if NODE[field].kind in "iu" else None
         nodes[node % len(nodes)][field] = value if info is None else np.clip(value, info.min, info.max)
     elif what == "step":
-        step = parts.trees[where[0] % len(parts.trees)].step
-        step[where[1] % len(step)] = value
+        steps = parts.steps()
+        if steps:
+            step = steps[where[0] % len(steps)]
+            step[where[1] % len(step)] = value
     elif what == "bias":
         parts.bias[where[1] % len(parts.bias)] = value
     else:
@@ -114,7 +139,7 @@ def check_usable(clf, X):
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(index=st.integers(0, 3), changes=st.lists(mutations(), min_size=1, max_size=3))
+@given(index=st.integers(0, 4), changes=st.lists(mutations(), min_size=1, max_size=3))
 def test_rewritten_files_load_and_work_or_fail_with_model_file_error(index, changes):
     kind, data, X = fitted_files()[index]
     parts = parse(data)

@@ -128,6 +128,10 @@ void validate_similarities(const Model& m) {
     invalid("anchors hold " + std::to_string(m.anchors.size()) + " values for " + std::to_string(n_anchors) +
             " anchors of " + std::to_string(d) + " features");
   check_finite(m.anchors, "", "anchor coordinate");
+  for (std::size_t a = 0; a < n_anchors; ++a)  // anchors are training rows: finite in the user's units too
+    for (std::size_t c = 0; c < d; ++c)
+      if (!std::isfinite(m.anchors[a * d + c] * m.feature_scale[c] + m.feature_mean[c]))
+        invalid("anchor " + std::to_string(a) + " is not finite in the original units (feature " + std::to_string(c) + ")");
   if (n_anchors > 2 * m.similarities.size())
     invalid(std::to_string(n_anchors) + " anchors for " + std::to_string(m.similarities.size()) +
             " similarities (each uses at most 2)");

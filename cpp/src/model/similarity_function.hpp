@@ -24,13 +24,15 @@ inline double one_point(double tau, double d_i) {
 }
 
 // Two-point learner from q = ||a_i - a_j||^2 / 4 > 0 and the query's squared distances to a_i and a_j.
-// Clamped to [-1, 1] (rounding); 0 in the limit of a query infinitely far away.
+// Clamped to [-1, 1] (rounding); 0 in the limit of a query infinitely far away, and 0 where the
+// denominator underflows to 0 (anchors closer than ~1e-154 and the query at their midpoint, where f is 0;
+// a hostile file made this 0 / 0 = NaN).
 inline double two_point(double q, double d_i, double d_j) {
   if (!(d_i < HUGE_VAL) || !(d_j < HUGE_VAL)) return 0.0;
   const double along = 0.25 * (d_j - d_i);
   const double m2 = std::max(0.0, 0.5 * (d_i + d_j) - q);
   const double denominator = 4.0 * q * q + m2 * m2;
-  if (!(denominator < HUGE_VAL)) return 0.0;
+  if (!(denominator < HUGE_VAL) || !(denominator > 0.0)) return 0.0;
   return std::clamp(kTwoPointScale * q * (along / denominator), -1.0, 1.0);
 }
 
