@@ -9,7 +9,8 @@ with Localized Similarities, per-feature and global scaling) by rewriting what a
 learner kinds), depths (chains up to 255 levels, 40 000 depth-12 chains, full depth-8 trees), numbers
 (NaN, inf, huge or subnormal thresholds, steps, bias, gains, means, scales, anchors, tau; anchors 1e-160
 apart), relabelled metadata (estimator, classes, feature counts and names, costs) and huge parameters
-(n_jobs, n_estimators, learning_rate, weak_learner, ...), one to three changes per file. Each file is written with a correct header and checksum (tests/python/model_bytes.py).
+(n_jobs, n_estimators, learning_rate, weak_learner, ...) and soft cascade sections (checkpoint counts and
+intervals, NaN/inf/negative thresholds), one to three changes per file. Each file is written with a correct header and checksum (tests/python/model_bytes.py).
 
 Two worker processes, each under an address-space cap (RLIMIT_AS), load the files one at a time with
 rebelboost.load and call predict, predict_proba, decision_function, staged_decision_function and
@@ -230,6 +231,15 @@ def similarity_counts(parts, rng):
         setattr(s, field, int(rng.choice([0, 1, 2**32, 2**63])))
 
 
+def cascade(parts, rng):
+    """A soft cascade section with hostile checkpoints: counts, intervals, NaN/inf/negative thresholds."""
+    classes = 2 if len(parts.bias) == 1 else max(len(parts.bias), 1)  # the real K, not a rewritten count
+    n = int(rng.choice([0, 1, 3, 10**6 // classes]))
+    parts.cascade_every = int(rng.choice([0, 1, 2, 2**32 - 1]))
+    thresholds = rng.choice([0.0, 0.5, -0.5, 1e308, np.inf, -np.inf, np.nan, 5e-324], size=n * classes)
+    parts.cascade_thresholds = thresholds if rng.rand() < 0.7 else np.abs(thresholds[: max(0, len(thresholds) - 1)])
+
+
 def _meta(parts):
     try:
         meta = json.loads(parts.metadata)
@@ -282,7 +292,7 @@ def huge_parameter(parts, rng):
 
 MUTATIONS = [count_features, count_outputs, count_trees, count_nodes, many_one_leaf_trees, child_index,
              feature_index, leaf_value, node_bytes, deep_chain, many_deep_chains, full_trees, odd_number,
-             header_fields, relabel, huge_parameter, similarity_numbers, similarity_indices, similarity_counts]
+             header_fields, relabel, huge_parameter, similarity_numbers, similarity_indices, similarity_counts, cascade]
 RARE = {many_one_leaf_trees: 0.05, many_deep_chains: 0.05, full_trees: 0.5, similarity_counts: 0.5}  # big files
 
 
@@ -330,7 +340,9 @@ WORKER = textwrap.dedent("""
             outputs = [clf.predict_proba(X), clf.decision_function(X), clf.feature_importances_]
             outputs += list(clf.staged_decision_function(X[:20]))
             labels = clf.predict(X)
-            finite = all(np.isfinite(o).all() for o in outputs) and len(labels) == len(X)
+            if clf.cascade_ is not None:
+                labels = np.concatenate([labels, clf.predict(X, cascade=True), clf.predict(X, early_exit=True)])
+            finite = all(np.isfinite(o).all() for o in outputs) and len(labels) % len(X) == 0
             status = "ok" if finite else "nonfinite"
             print(json.dumps({"status": status, "message": "", "seconds": time.perf_counter() - start}), flush=True)
         except Exception as exc:

@@ -3,9 +3,9 @@
     python tests/fuzz/make_corpus.py [tests/fuzz/corpus]
 
 Each kind gets a few files (stumps and deeper trees, NaN in the training data so NaN directions vary,
-a cost matrix for REBEL; Localized Similarities with per-feature and global scaling), trained on a small
-synthetic problem; every file is a few kilobytes, so the fuzzer runs fast. Rerun it when the file format
-changes or a model kind is added, and commit the result.
+a cost matrix for REBEL; Localized Similarities with per-feature and global scaling; one calibrated soft
+cascade per kind), trained on a small synthetic problem; every file is a few kilobytes, so the fuzzer
+runs fast. Rerun it when the file format changes or a model kind is added, and commit the result.
 """
 
 from __future__ import annotations
@@ -46,6 +46,9 @@ def main(out):
         for i, (estimator, y) in enumerate(estimators):
             X_kind = np.nan_to_num(X) if kind == "similarity" else X
             estimator.fit(X_kind, labels[y]).save(os.path.join(out, kind, f"seed{i}.rbm"))
+            if i == 0:  # and the same model with a soft cascade section
+                estimator.calibrate_cascade(X_kind, labels[y], max_disagreement=0.1)
+                estimator.save(os.path.join(out, kind, "cascade.rbm"))
 
 
 if __name__ == "__main__":

@@ -78,10 +78,18 @@ void predict_rows(const Model& model, const rebelboost::Predictor& predictor, co
   options.early_exit = true;  // exact: the class full evaluation gives, whatever the steps
   options.check_every = 1 + data[size / 2] % 16;
   predictor.predict(X, early.data(), options);
+  std::vector<std::int32_t> cascade(n_rows, 0);  // the soft cascade may change classes, as calibrated
+  if (!model.cascade.empty()) {
+    rebelboost::PredictOptions soft;
+    soft.n_threads = 1;
+    soft.cascade = true;
+    predictor.predict(X, cascade.data(), soft);
+  }
   for (std::size_t r = 0; r < n_rows; ++r) {
     if (classes[r] < 0 || static_cast<std::size_t>(classes[r]) >= (K == 1 ? 2 : K)) finding("class index out of range");
     if (full[r] != classes[r]) finding("predict disagrees with the scores");
     if (early[r] != classes[r]) finding("early exit changed a class");
+    if (cascade[r] < 0 || static_cast<std::size_t>(cascade[r]) >= (K == 1 ? 2 : K)) finding("cascade class out of range");
     const T* x = X.data + static_cast<std::ptrdiff_t>(r) * X.row_stride;
     predictor.decision_row(x, X.col_stride, row.data());
     if (std::memcmp(row.data(), &scores[r * K], K * sizeof(double)) != 0) finding("one-row path disagrees");

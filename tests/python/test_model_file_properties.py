@@ -1,7 +1,7 @@
 """Property test of the loader: a model file of any kind with a metadata field, a tree array entry, a
-similarity field (standardisation, anchor, kind, anchor index, tau), a step, the bias or a header count
-rewritten - and its checksum recomputed - either loads into an estimator whose every method gives finite,
-well-shaped output, or fails with ModelFileError. Never another exception."""
+similarity field (standardisation, anchor, kind, anchor index, tau), a soft cascade section, a step, the
+bias or a header count rewritten - and its checksum recomputed - either loads into an estimator whose
+every method gives finite, well-shaped output, or fails with ModelFileError. Never another exception."""
 
 import json
 import os
@@ -55,7 +55,7 @@ numbers = st.floats() | st.sampled_from([0.0, -0.0, 1e300, -1e300, 1e308, 5e-324
 @st.composite
 def mutations(draw):
     """A function that rewrites one part of a parsed file, and a description of it."""
-    what = draw(st.sampled_from(["metadata", "params", "node", "similarity", "step", "bias", "header"]))
+    what = draw(st.sampled_from(["metadata", "params", "node", "similarity", "step", "bias", "header", "cascade"]))
     if what == "metadata":
         key, value = draw(st.sampled_from(["estimator", "classes", "classes_dtype", "n_features_in", "params",
                                            "cost_matrix", "feature_names_in", "metadata_version", "other"])), draw(json_values)
@@ -74,6 +74,8 @@ def mutations(draw):
         integer = field in SIMILARITY.names and SIMILARITY[field].kind == "u"
         value = draw(st.integers(0, 2**32 - 1) | st.integers(0, 8)) if integer else draw(numbers)
         return what, (draw(st.integers(0, 20)), draw(st.integers(0, 5)), field), value
+    if what == "cascade":
+        return what, (draw(st.integers(0, 3)), draw(st.integers(0, 2**32 - 1) | st.integers(0, 4))), draw(numbers)
     if what in ("step", "bias"):
         return what, (draw(st.integers(0, 3)), draw(st.integers(0, 2))), draw(numbers)
     return what, draw(st.sampled_from(["loss", "n_features", "n_outputs", "learner"])), draw(st.integers(0, 2**32 - 1))
@@ -109,6 +111,12 @@ def apply(parts, mutation):
         nodes = parts.trees[tree % len(parts.trees)].nodes
         info = np.iinfo(NODE[field]) if NODE[field].kind in "iu" else None
         nodes[node % len(nodes)][field] = value if info is None else np.clip(value, info.min, info.max)
+    elif what == "cascade":  # a checkpoint interval and one threshold (adding checkpoints as needed)
+        n_checkpoints, every = where
+        classes = 2 if len(parts.bias) == 1 else max(len(parts.bias), 1)  # the real K, not a rewritten count
+        thresholds = np.resize(np.abs(parts.cascade_thresholds) + 1.0, (n_checkpoints + 1) * classes)
+        thresholds[n_checkpoints] = value
+        parts.cascade_every, parts.cascade_thresholds = every, thresholds
     elif what == "step":
         steps = parts.steps()
         if steps:
@@ -129,6 +137,8 @@ def check_usable(clf, X):
     scores = clf.decision_function(X)
     assert np.isfinite(scores).all() and scores.shape == ((n,) if K == 2 else (n, K))
     assert set(clf.predict(X).tolist()) <= set(clf.classes_.tolist())
+    for options in ({"early_exit": True}, {"cascade": True} if clf.cascade_ is not None else {}):
+        assert set(clf.predict(X, **options).tolist()) <= set(clf.classes_.tolist())
     staged = list(clf.staged_decision_function(X))
     assert len(staged) == clf.n_estimators_ and all(np.isfinite(s).all() for s in staged)
     importances = clf.feature_importances_
