@@ -10,14 +10,17 @@ learner kinds), depths (chains up to 255 levels, 40 000 depth-12 chains, full de
 (NaN, inf, huge or subnormal thresholds, steps, bias, gains, means, scales, anchors, tau; anchors 1e-160
 apart), relabelled metadata (estimator, classes, feature counts and names, costs) and huge parameters
 (n_jobs, n_estimators, learning_rate, weak_learner, ...) and soft cascade sections (checkpoint counts and
-intervals, NaN/inf/negative thresholds), one to three changes per file. Each file is written with a correct header and checksum (tests/python/model_bytes.py).
+intervals, NaN/inf/negative thresholds), one to three changes per file. Each file is written with a correct
+header and checksum (tests/python/model_bytes.py).
 
-Two worker processes, each under an address-space cap (RLIMIT_AS), load the files one at a time with
-rebelboost.load and call predict, predict_proba, decision_function, staged_decision_function and
-feature_importances_ on 300 rows (NaN included for tree models; similarity models refuse NaN). The parent gives each file `--timeout` seconds. Counted:
-files that load and predict with finite outputs, files rejected with a ModelFileError (grouped by message),
-and failures: crashes (the worker dies), hangs (past the time limit), non-finite outputs, any other
-exception. Exit status 1 if there is any failure. Writes a Markdown table to --out when given.
+A worker process under an address-space cap (RLIMIT_AS) loads the files one at a time with rebelboost.load
+and calls predict (also with early exit and the cascade when there is one), predict_proba,
+decision_function, staged_decision_function and feature_importances_ (tree models) on 300 rows (NaN
+included for tree models; similarity models refuse NaN). The parent gives each file `--timeout` seconds
+and starts a new worker after a crash or a hang. Counted: files that load and predict with finite
+outputs, files rejected with a ModelFileError (grouped by message), and failures: crashes (the worker
+dies), hangs (past the time limit), non-finite outputs, any other exception. Exit status 1 if there is any
+failure. Writes a Markdown table to --out when given.
 """
 
 from __future__ import annotations
@@ -337,7 +340,9 @@ WORKER = textwrap.dedent("""
             X = rng.normal(size=(300, clf.n_features_in_))
             if getattr(clf, "weak_learner", "tree") == "tree":  # similarity models refuse NaN (documented)
                 X[rng.rand(*X.shape) < 0.1] = np.nan
-            outputs = [clf.predict_proba(X), clf.decision_function(X), clf.feature_importances_]
+            outputs = [clf.predict_proba(X), clf.decision_function(X)]
+            if hasattr(clf, "feature_importances_"):  # tree models only
+                outputs.append(clf.feature_importances_)
             outputs += list(clf.staged_decision_function(X[:20]))
             labels = clf.predict(X)
             if clf.cascade_ is not None:
