@@ -4,7 +4,8 @@ Raw scores (no probability transform) for 20 000 rows of make_classification (50
 of 200 trees of depth 1, 3 and 6 trained by each library on 100 000 rows (LightGBM: num_leaves = 2^depth and
 max_depth = depth; XGBoost: hist, max_depth = depth), and a 10-class model (REBEL / multiclass objectives)
 of 200 depth-3 trees. 1 thread each (--threads to change), best of 7 timed calls after a warm-up; the
-Python call overhead is included for everyone. Also the latency of one row at a time (mean of 2 000 calls).
+Python call overhead is included for everyone. Also the latency of one row at a time (mean of 2 000 calls;
+for rebelboost both decision_function and predict, which returns the label).
 
     OMP_WAIT_POLICY=passive python bench/peers/compare_predict.py [--threads 1]
 """
@@ -65,6 +66,7 @@ def main(argv=None):
             # One row at a time (latency, Python call and input checks included): mean over 2 000 calls.
             one = X_pred[:1]
             for name, f in (("rebelboost", lambda: ours.decision_function(one)),
+                            ("rebelboost_predict", lambda: ours.predict(one)),
                             ("LightGBM", lambda: lg.predict(one, raw_score=True)),
                             ("XGBoost", lambda: xg.predict(one, output_margin=True))):
                 f()
@@ -75,12 +77,13 @@ def main(argv=None):
             rows.append(row)
             print(row, flush=True)
     lines = [f"# Prediction speed, ns per row ({time.strftime('%Y-%m-%d')}, {t} thread(s), 20 000 rows x 50 float32, 200 trees)", "",
-             "| classes | depth | rebelboost | LightGBM | XGBoost | LightGBM / rebelboost | XGBoost / rebelboost | one row (µs): rebelboost / LightGBM / XGBoost |",
+             "| classes | depth | rebelboost | LightGBM | XGBoost | LightGBM / rebelboost | XGBoost / rebelboost | one row (µs): rebelboost decision_function / predict / LightGBM / XGBoost |",
              "|---|---|---|---|---|---|---|---|"]
     for r in rows:
         lines.append(f"| {r['classes']} | {r['depth']} | {r['rebelboost']:.0f} | {r['LightGBM']:.0f} | {r['XGBoost']:.0f} | "
                      f"{r['LightGBM'] / r['rebelboost']:.2f}x | {r['XGBoost'] / r['rebelboost']:.2f}x | "
-                     f"{r['rebelboost_one_row_us']:.1f} / {r['LightGBM_one_row_us']:.1f} / {r['XGBoost_one_row_us']:.1f} |")
+                     f"{r['rebelboost_one_row_us']:.1f} / {r['rebelboost_predict_one_row_us']:.1f} / "
+                     f"{r['LightGBM_one_row_us']:.1f} / {r['XGBoost_one_row_us']:.1f} |")
     write("predict_peers", lines, rows)
     return 0
 

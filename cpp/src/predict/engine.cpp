@@ -6,12 +6,14 @@
 #include "predict/engine.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <string>
 #include <type_traits>
 #include <vector>
 
 #include "predict/cascade.hpp"
+#include "predict/gather.hpp"
 #include "rebelboost/error.hpp"
 #include "util/parallel.hpp"
 
@@ -20,34 +22,6 @@ namespace rebelboost::predict {
 namespace {
 
 constexpr std::size_t kChunkRows = 256;
-
-// Copies rows r0 .. r0 + n_lanes of the used features into Xt[slot * 16 + lane]; true if one is NaN.
-// Lanes >= n_lanes keep whatever they held (their results are never read).
-template <typename T>
-bool gather_group(const MatrixView<T>& X, std::size_t r0, std::size_t n_lanes, const ForestArrays& f, T* Xt) {
-  bool nan = false;
-  const auto rs = X.row_stride, cs = X.col_stride;
-  if (cs == 1) {
-    for (std::size_t j = 0; j < n_lanes; ++j) {
-      const T* row = X.data + static_cast<std::ptrdiff_t>(r0 + j) * rs;
-      for (std::size_t u = 0; u < f.n_slots; ++u) {
-        const T v = row[f.features[u]];
-        nan |= v != v;
-        Xt[u * kLanes + j] = v;
-      }
-    }
-    return nan;
-  }
-  for (std::size_t u = 0; u < f.n_slots; ++u) {
-    const T* col = X.data + static_cast<std::ptrdiff_t>(f.features[u]) * cs + static_cast<std::ptrdiff_t>(r0) * rs;
-    for (std::size_t j = 0; j < n_lanes; ++j) {
-      const T v = col[static_cast<std::ptrdiff_t>(j) * rs];
-      nan |= v != v;
-      Xt[u * kLanes + j] = v;
-    }
-  }
-  return nan;
-}
 
 // f_t(x) < 0 for one row, walking tree t: complete trees level by level without a data-dependent branch.
 template <typename T>
@@ -96,7 +70,17 @@ std::int32_t class_of(const double* s, std::size_t K, std::size_t stride) {
 
 Engine::Engine(const Model& model) : Engine(model, best_kernels()) {}
 Engine::Engine(const Model& model, const Kernels& kernels)
-    : model_(model), forest_(model), stop_(model), kernels_(kernels) {}
+    : model_(model), forest_(model), stop_(model), kernels_(kernels) {
+  // Per tree and 16-row group: a load and a compare per split compared (all of them for mask trees, a
+  // lane-by-lane walk otherwise) and a blend and an add per output.
+  const ForestArrays& f = forest_.arrays();
+  double total = 0.0;
+  for (std::size_t t = 0; t < f.n_trees; ++t) {
+    const double d = f.depth[t];
+    total += (f.walk[t] || f.depth[t] > FlatForest::kMaxMaskDepth) ? 16.0 * d : 2.0 * (std::ldexp(1.0, f.depth[t]) - 1.0);
+  }
+  group_tree_cost_ = (f.n_trees ? total / static_cast<double>(f.n_trees) : 0.0) + 4.0 * static_cast<double>(f.n_outputs);
+}
 
 std::size_t Engine::used(std::size_t n_trees) const { return std::min(n_trees, model_.trees.size()); }
 
@@ -158,34 +142,6 @@ void Engine::decision_function(MatrixView<T> X, double* out, std::size_t n_trees
   });
 }
 
-// Decides the open lanes of a group after t learners; returns the lanes still open.
-template <typename T>
-std::uint32_t Engine::decide_lanes(const Group<T>& g, std::uint32_t open, std::size_t t, const StopRule::Stops& st,
-                                   std::int32_t* classes, std::uint32_t* n_learners) const {
-  const std::size_t K = model_.n_outputs;
-  LaneLeaders lanes;
-  if (K > 1) kernels_.leaders(g.scores, K, lanes);
-  for (std::size_t j = 0; j < g.n_lanes; ++j) {
-    if (!((open >> j) & 1u)) continue;
-    ExitBounds::Leaders l;
-    if (K > 1) {
-      l.lead = static_cast<std::size_t>(lanes.lead[j]);
-      l.second = static_cast<std::size_t>(lanes.second[j]);
-      l.top = lanes.top[j];
-      l.runner = lanes.runner[j];
-      l.largest = lanes.largest[j];
-    }
-    const std::int32_t c = stop_.decide(g.scores + j, kLanes, t, st, l);
-    if (c < 0) continue;
-    classes[g.r0 + j] = c;
-    if (n_learners) n_learners[g.r0 + j] = static_cast<std::uint32_t>(t);
-    open &= ~(1u << j);
-  }
-  return open;
-}
-
-// Rows of a group advance together from checkpoint to checkpoint; a row's class is fixed the first time it
-// is decided (later learners still run in its lane until the whole group is decided, and are not counted).
 template <typename T>
 void Engine::predict(MatrixView<T> X, std::int32_t* classes, const PredictOptions& options,
                      std::uint32_t* n_learners) const {
@@ -199,18 +155,14 @@ void Engine::predict(MatrixView<T> X, std::int32_t* classes, const PredictOption
     return;
   }
   const StopRule::Stops st = stop_.stops(options, n);
+  if (st.active) {
+    predict_stopping(X, n, st, options.n_threads, classes, n_learners);
+    return;
+  }
   for_each_group(X, options.n_threads, [&](const Group<T>& g) {
     start(g);
-    std::uint32_t open = (1u << g.n_lanes) - 1;  // lanes not decided yet
-    for (std::size_t t = 0; t < n && open;) {
-      const std::size_t next = st.next(t, n);
-      add(g, t, next);
-      t = next;
-      if (t == n) break;
-      open = decide_lanes(g, open, t, st, classes, n_learners);
-    }
+    add(g, 0, n);
     for (std::size_t j = 0; j < g.n_lanes; ++j) {
-      if (!((open >> j) & 1u)) continue;
       classes[g.r0 + j] = class_of(g.scores + j, K, kLanes);
       if (n_learners) n_learners[g.r0 + j] = static_cast<std::uint32_t>(n);
     }
@@ -271,6 +223,8 @@ std::int32_t Engine::predict_row(const T* x, std::ptrdiff_t stride, double* scor
   template void Engine::tree_outputs<T>(MatrixView<T>, std::int8_t*, int, std::size_t, std::size_t) const;          \
   template void Engine::decision_row<T>(const T*, std::ptrdiff_t, double*, std::size_t) const;                    \
   template void Engine::advance_row<T>(const T*, std::ptrdiff_t, double*, std::size_t, std::size_t) const;        \
+  template void Engine::start<T>(const Group<T>&) const;                                                        \
+  template void Engine::add<T>(const Group<T>&, std::size_t, std::size_t) const;                                \
   template std::int32_t Engine::predict_row<T>(const T*, std::ptrdiff_t, double*, const PredictOptions&,          \
                                                std::uint32_t*) const;
 REBELBOOST_ENGINE(float)

@@ -65,14 +65,23 @@ class Engine {
   template <typename T>
   void add(const Group<T>& g, std::size_t t_begin, std::size_t t_end) const;
 
+  // Rows that may stop early (engine_stopping.cpp): groups advance from checkpoint to checkpoint, decided
+  // rows leave, and the rows still running are packed into fewer groups when that saves more than it costs.
   template <typename T>
-  std::uint32_t decide_lanes(const Group<T>& g, std::uint32_t open, std::size_t t, const StopRule::Stops& st,
-                             std::int32_t* classes, std::uint32_t* n_learners) const;
+  void predict_stopping(const MatrixView<T>& X, std::size_t n, const StopRule::Stops& st, int n_threads,
+                        std::int32_t* classes, std::uint32_t* n_learners) const;
+  // Decides the open lanes of a group (scores[k * 16 + lane], lane j holding row rows[j]) after t
+  // learners: writes their classes and learner counts; returns the lanes still open.
+  std::uint32_t decide_lanes(const double* scores, const std::size_t* rows, std::uint32_t open, std::size_t t,
+                             const StopRule::Stops& st, std::int32_t* classes, std::uint32_t* n_learners) const;
+  // Work of one tree for one group, in the units of copying one value (the repacking decision).
+  double group_tree_cost() const { return group_tree_cost_; }
 
   const Model& model_;
   FlatForest forest_;
   StopRule stop_;
   const Kernels& kernels_;
+  double group_tree_cost_ = 0.0;
 };
 
 }  // namespace rebelboost::predict

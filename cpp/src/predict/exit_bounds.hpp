@@ -53,6 +53,10 @@ class ExitBounds {
   // P[k * stride], if no remaining learner can change it; -1 otherwise. K >= 2 needs the row's leaders.
   std::int32_t decided(const double* P, std::size_t stride, std::size_t s, const Range& r, const Leaders& l) const;
   std::int32_t decided_binary(double P, std::size_t s, const Range& r) const;
+  // sum_{t >= s} |a_t| up to the range's end, as decided_binary uses it (binary models).
+  void binary_remaining(std::size_t s, const Range& r, double& remaining) const {
+    remaining = class_sum_[r.end] - class_sum_[s / kGranularity];
+  }
 
  private:
   std::size_t K_ = 1, n_checkpoints_ = 1;

@@ -1,7 +1,11 @@
 // The checkpoints of a prediction call and the decision at each (see stop_rule.hpp).
 #include "predict/stop_rule.hpp"
 
+#include <cmath>
+#include <limits>
+
 #include "predict/cascade.hpp"
+#include "predict/kernels.hpp"
 #include "rebelboost/error.hpp"
 
 namespace rebelboost::predict {
@@ -36,6 +40,29 @@ std::int32_t StopRule::decide(const double* s, std::size_t stride, std::size_t t
 std::int32_t StopRule::decide(const double* s, std::size_t stride, std::size_t t, const Stops& st) const {
   const std::size_t K = model_.n_outputs;
   return decide(s, stride, t, st, K == 1 ? ExitBounds::Leaders{} : ExitBounds::leaders(s, stride, K));
+}
+
+std::uint32_t StopRule::decide_binary_lanes(const double* p, std::size_t t, const Stops& st, std::int32_t* decided) const {
+  double remaining = 0.0, margin_scale = st.range.margin_scale, mass = st.range.mass;
+  bounds_.binary_remaining(t, st.range, remaining);
+  double theta0 = std::numeric_limits<double>::infinity(), theta1 = theta0;
+  if (st.cascade) {
+    const std::size_t c = t / st.every - 1;
+    if (c < st.n_checkpoints) {
+      theta0 = st.cascade->thresholds[2 * c];
+      theta1 = st.cascade->thresholds[2 * c + 1];
+    }
+  }
+  std::uint32_t mask = 0;
+  for (std::size_t j = 0; j < kLanes; ++j) {
+    const double v = p[j], margin = margin_scale * (2.0 * std::fabs(v) + mass);
+    // The exact bound first, then the cascade (as decide()).
+    const bool one = v - remaining > margin || (!(v + remaining < -margin) && v >= theta1);
+    const bool zero = v + remaining < -margin || (!(v - remaining > margin) && -v >= theta0);
+    decided[j] = one ? 1 : 0;
+    mask |= static_cast<std::uint32_t>(one || zero) << j;
+  }
+  return mask;
 }
 
 }  // namespace rebelboost::predict

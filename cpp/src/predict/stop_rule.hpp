@@ -39,6 +39,9 @@ class StopRule {
   std::int32_t decide(const double* s, std::size_t stride, std::size_t t, const Stops& st,
                       const ExitBounds::Leaders& l) const;
   std::int32_t decide(const double* s, std::size_t stride, std::size_t t, const Stops& st) const;
+  // The same for the 16 lanes of a binary model's group (scores p[lane]): the mask of lanes decided, their
+  // classes in decided[lane]. One pass without branches per lane.
+  std::uint32_t decide_binary_lanes(const double* p, std::size_t t, const Stops& st, std::int32_t* decided) const;
 
   const ExitBounds& bounds() const { return bounds_; }
 
