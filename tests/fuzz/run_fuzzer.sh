@@ -3,10 +3,12 @@
 # ASan+UBSan, runs it for SECONDS on each model kind's seed corpus (tests/fuzz/corpus/<kind>/, written by
 # make_corpus.py), two kinds at a time, and prints per kind the executions per second, the edges covered
 # and the peak memory. Any crash, sanitizer report, leak, timeout (> 10 s) or out-of-memory (> 2 GiB) is a
-# finding: the input is saved under BUILD/findings/ and the script fails. Then the corpora the runs grew
-# are replayed through a coverage build and llvm-cov prints the line coverage of the loader and predictor.
+# finding: the input is saved under BUILD/findings/ and the script fails. Then (unless LINE_COVERAGE=0) the
+# corpora the runs grew are replayed through a coverage build and llvm-cov prints the line coverage of the
+# loader and predictor.
 #
-#   tests/fuzz/run_fuzzer.sh SECONDS [BUILD_DIR]     (needs clang-14, libclang-rt-14-dev, libomp-14-dev, llvm-14)
+#   [LINE_COVERAGE=0] tests/fuzz/run_fuzzer.sh SECONDS [BUILD_DIR]
+#   (needs clang-14, libclang-rt-14-dev, libomp-14-dev, llvm-14)
 set -euo pipefail
 seconds=${1:?usage: run_fuzzer.sh SECONDS [BUILD_DIR]}
 root="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -42,6 +44,7 @@ for kind in $kinds; do
     "$(stat average_exec_per_sec)" "$(grep -o 'DONE *cov: [0-9]*' "$log" | tr -dc 0-9) of $total" "$(stat peak_rss_mb)"
 done
 [ "$status" = 0 ] || exit 1
+[ "${LINE_COVERAGE:-1}" = 0 ] && exit 0
 
 # Line coverage: replay every corpus (seeds and what the runs found) through an instrumented build.
 configure "$build/coverage" "-fsanitize=fuzzer-no-link -fprofile-instr-generate -fcoverage-mapping"
