@@ -3,8 +3,9 @@
     python bench/robustness.py [determinism] [concurrency] [memory] [--out bench/results/robustness.md]
 
 determinism  every loss x subsampling heuristic (none, weight_trim, subsample, feature_fraction, all three,
-             the Gini criterion, sample weights) x depth 1 and 3, each fitted with n_jobs 1, 2, 4 and quick
-             False, True, "auto": the 9 models of a configuration must be the same bytes.
+             the Gini criterion, sample weights; REBEL also with Localized Similarities) x depth 1 and 3, each
+             fitted with n_jobs 1, 2, 4 and quick False, True, "auto": the 9 models of a configuration must be
+             the same bytes.
 concurrency  8 threads predict (predict_proba and predict) with a fitted model, comparing each result with
              the one computed alone, while the main thread fits another model, whose bytes are compared
              with the same fit done alone.
@@ -32,7 +33,8 @@ from rebelboost import AdaBoostClassifier, REBELClassifier, VEBBoostClassifier
 HEURISTICS = {"none": {}, "weight_trim": {"weight_trim": 0.9}, "subsample": {"subsample": 0.7},
               "feature_fraction": {"feature_fraction": 0.6},
               "all three": {"weight_trim": 0.9, "subsample": 0.7, "feature_fraction": 0.6},
-              "gini": {"criterion": "gini"}, "sample weights": {}}
+              "gini": {"criterion": "gini"}, "sample weights": {}, "similarity": {"weak_learner": "similarity"}}
+BINARY_ONLY, REBEL_ONLY = {"gini"}, {"similarity"}
 
 
 def data(seed, n=3000, d=20, classes=2):
@@ -48,10 +50,12 @@ def determinism():
     configs = mismatched = fits = 0
     for cls, classes in ((AdaBoostClassifier, 2), (VEBBoostClassifier, 2), (REBELClassifier, 4)):
         for name, extra in HEURISTICS.items():
-            if name == "gini" and cls is REBELClassifier:
+            if (name in BINARY_ONLY and cls is REBELClassifier) or (name in REBEL_ONLY and cls is not REBELClassifier):
                 continue
             for depth in (1, 3):
                 X, y, w = data(configs, classes=classes)
+                if name == "similarity":  # similarities compare whole rows: no NaN, fewer rows
+                    X, y = np.nan_to_num(X[:600]), y[:600]
                 weights = w if name == "sample weights" else None
                 models = set()
                 for n_jobs in (1, 2, 4):
