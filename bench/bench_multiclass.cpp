@@ -1,4 +1,5 @@
-// REBEL's multi-class root histogram (the hot loop of multi-class training): ns per sample x feature x class.
+// REBEL's multi-class root histogram (the hot loop of multi-class training): ns per sample x feature x class;
+// and two exact ways to get its second layer's histograms (ns per sample x feature of the layer).
 //
 // accumulate_vectors adds one fixed-point K-vector per row into the row's bin (two interleaved copies);
 // best_multiclass_root is the whole first-layer search (class blocks, histograms, split scan) on the
@@ -99,6 +100,94 @@ void bm_multiclass_root(benchmark::State& state) {
   }
   counters(state, static_cast<double>(d.n * d.d), static_cast<double>(K));
 }
+
+// REBEL's second layer (scalar values that depend on the step, DESIGN "Trees"), two exact ways:
+//  direct:     both children's scalar histograms from their rows (what the grower does);
+//  from_root:  the smaller child's from its rows, the parent's as the fixed-order integer combination
+//              sum_k c_k (W-_k - W+_k) of the root's kept K-vector histograms, the sibling as the difference
+//              (exact only if every row's value is the same combination of its K-vector, so the values
+//              lose precision: see bench/README.md).
+// Children: a root split at the median code of feature 300 (about half the rows each side).
+struct Layer1 {
+  std::vector<std::uint32_t> left, right;
+  std::vector<std::int64_t> q_left, q_right;
+  std::vector<std::int64_t> root_hists;  // per feature: W+ (kHistBins x K) then W- (kHistBins x K)
+  std::vector<std::int64_t> c;           // integer coefficients, one per class
+};
+
+const Layer1& layer1(std::size_t K) {
+  static std::vector<Layer1*> cache(17, nullptr);
+  if (cache[K]) return *cache[K];
+  const Data& d = data();
+  auto* l = new Layer1;
+  const std::uint8_t* col = d.binned.column(300);
+  std::vector<std::uint8_t> sorted(col, col + d.n);
+  std::nth_element(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(d.n / 2), sorted.end());
+  std::mt19937_64 rng(11);
+  for (std::uint32_t r = 0; r < d.n; ++r) {
+    const auto q = static_cast<std::int64_t>(rng() >> 30) - (std::int64_t{1} << 33);
+    if (col[r] <= sorted[d.n / 2]) {
+      l->left.push_back(r);
+      l->q_left.push_back(q);
+    } else {
+      l->right.push_back(r);
+      l->q_right.push_back(q);
+    }
+  }
+  l->root_hists.resize(d.d * 2 * rebelboost::tree::kHistBins * K);
+  for (auto& v : l->root_hists) v = static_cast<std::int64_t>(rng() >> 20);
+  for (std::size_t k = 0; k < K; ++k) l->c.push_back(static_cast<std::int64_t>(rng() % 2048) - 1024);
+  cache[K] = l;
+  return *l;
+}
+
+void bm_layer1_direct(benchmark::State& state) {
+  const Data& d = data();
+  const auto K = static_cast<std::size_t>(state.range(0));
+  const Layer1& l = layer1(K);
+  std::vector<std::int64_t> h(2 * rebelboost::tree::kHistBins);
+  for (auto _ : state) {
+    for (std::size_t f = 0; f < d.d; ++f) {
+      std::fill(h.begin(), h.end(), 0);
+      rebelboost::tree::accumulate_gather(d.binned.column(f), l.left.data(), l.q_left.data(), l.left.size(), h.data());
+      rebelboost::tree::accumulate_gather(d.binned.column(f), l.right.data(), l.q_right.data(), l.right.size(),
+                                          h.data() + rebelboost::tree::kHistBins);
+      benchmark::DoNotOptimize(h.data());
+    }
+  }
+  counters(state, static_cast<double>(d.n * d.d), 1.0);
+}
+
+void bm_layer1_from_root(benchmark::State& state) {
+  const Data& d = data();
+  const auto K = static_cast<std::size_t>(state.range(0));
+  const Layer1& l = layer1(K);
+  const bool left_small = l.left.size() <= l.right.size();
+  const auto& rows = left_small ? l.left : l.right;
+  const auto& q = left_small ? l.q_left : l.q_right;
+  constexpr int B = rebelboost::tree::kHistBins;
+  std::vector<std::int64_t> h(2 * B);
+  for (auto _ : state) {
+    for (std::size_t f = 0; f < d.d; ++f) {
+      std::int64_t* small = h.data();
+      std::int64_t* parent = h.data() + B;
+      std::fill(small, small + B, 0);
+      rebelboost::tree::accumulate_gather(d.binned.column(f), rows.data(), q.data(), rows.size(), small);
+      const std::int64_t* wplus = &l.root_hists[f * 2 * B * K];
+      const std::int64_t* wminus = wplus + B * K;
+      for (int b = 0; b < B; ++b) {
+        std::int64_t s = 0;
+        for (std::size_t k = 0; k < K; ++k) s += l.c[k] * (wminus[b * K + k] - wplus[b * K + k]);
+        parent[b] = s - small[b];
+      }
+      benchmark::DoNotOptimize(h.data());
+    }
+  }
+  counters(state, static_cast<double>(d.n * d.d), 1.0);
+}
+
+BENCHMARK(bm_layer1_direct)->Arg(10)->Unit(benchmark::kMillisecond);
+BENCHMARK(bm_layer1_from_root)->Arg(3)->Arg(10)->Unit(benchmark::kMillisecond);
 
 BENCHMARK(bm_accumulate_vectors)->Arg(3)->Arg(10)->Unit(benchmark::kMillisecond);
 BENCHMARK(bm_multiclass_root)->Arg(3)->Arg(10)->Unit(benchmark::kMillisecond);

@@ -1,7 +1,16 @@
-"""Shared fixtures: small deterministic data sets."""
+"""Shared fixtures: small deterministic data sets; every parallel path on small data."""
 
-import numpy as np
-import pytest
+import os
+
+# Regions of 128 steps or more get threads (the default is about a millisecond of work, which the suite's
+# small problems never reach), so the thread-count identity tests run the parallel code. Set before the
+# extension loads; OpenMP threads sleep while waiting, as the many tiny regions would otherwise spin on a
+# loaded machine (CI sets the same).
+os.environ.setdefault("REBELBOOST_WORK_PER_THREAD", "64")
+os.environ.setdefault("OMP_WAIT_POLICY", "passive")
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
 
 
 @pytest.fixture

@@ -156,7 +156,9 @@ void BinMapper::fit(MatrixView<T> X, int n_threads, const double* sample_weight)
                rows.end());
   }
   edges_.assign(X.n_cols, {});
-  util::parallel_for(static_cast<std::ptrdiff_t>(X.n_cols), n_threads, [&](std::ptrdiff_t c) {
+  // A radix sort of the rows per column: a few steps per value.
+  const int threads = util::threads_for(8 * rows.size() * X.n_cols, n_threads);
+  util::parallel_for(static_cast<std::ptrdiff_t>(X.n_cols), threads, [&](std::ptrdiff_t c) {
     const std::size_t col = static_cast<std::size_t>(c);
     std::vector<double> values;
     values.reserve(rows.size());
@@ -196,7 +198,8 @@ BinnedMatrix BinMapper::transform(MatrixView<T> X, int n_threads, const std::siz
   constexpr std::size_t kRows = 256;
   constexpr std::size_t kLanes = 8;
   const auto n_blocks = static_cast<std::ptrdiff_t>((X.n_rows + kRows - 1) / kRows);
-  util::parallel_for(n_blocks, n_threads, [&](std::ptrdiff_t b) {
+  // About 8 branch-free search steps per value.
+  util::parallel_for(n_blocks, util::threads_for(8 * X.n_rows * X.n_cols, n_threads), [&](std::ptrdiff_t b) {
     const std::size_t begin = static_cast<std::size_t>(b) * kRows;
     const std::size_t end = std::min(X.n_rows, begin + kRows);
     for (std::size_t col = 0; col < X.n_cols; ++col) {

@@ -143,8 +143,15 @@ bool TreeGrower::grow_multiclass_root(SplitObjective& objective, GrowResult& res
   s.left_sum = -1;  // f = -1 on the left, +1 on the right
   s.right_sum = 1;
   const double gain = 2.0 * (r.loss_unsplit - r.loss) / kFixedPointScale;
-  leaves_ = split_leaf(result, leaves_[0], s, gain, last_layer);
-  return !last_layer;
+  const std::vector<RowPartition::Split> splits{split_node(result, leaves_[0], s, gain)};
+  const std::uint32_t left = result.tree.nodes[0].left;
+  if (last_layer) {
+    partition_.label(splits, result.outputs.data(), n_threads_);
+    return false;
+  }
+  const std::size_t mid = partition_.split(splits, result.outputs.data(), n_threads_)[0];
+  leaves_ = {Leaf{left, 0, mid}, Leaf{left + 1, mid, n}};
+  return true;
 }
 
 const std::int64_t* TreeGrower::layer_values(SplitObjective& objective, int layer, const GrowResult& result,
@@ -207,43 +214,75 @@ std::size_t TreeGrower::class_split(const Leaf& leaf) const {
   return lo;
 }
 
+// Where a layer's built leaves read their rows: the values in partition order (or q itself while the
+// order is the identity), and for Gini where each leaf's class-1 rows start.
+struct TreeGrower::LayerRows {
+  const std::int64_t* values;
+  const std::uint32_t* order;  // null: the identity
+  std::vector<std::size_t> class_split;
+
+  void add(const data::BinnedMatrix& X, std::size_t f, std::size_t begin, std::size_t end, std::int64_t* h) const {
+    if (begin >= end) return;
+    if (order) accumulate_gather(X.column(f), order + begin, values + begin, end - begin, h);
+    else accumulate(X.column(f) + begin, values + begin, end - begin, h);
+  }
+  // Part `part` of `parts` equal blocks of leaf l's rows added into h (Gini: class 0, then class 1).
+  void add_part(const data::BinnedMatrix& X, std::size_t f, const Leaf& leaf, std::size_t l, bool gini,
+                std::size_t part, std::size_t parts, std::int64_t* h) const {
+    const std::size_t b0 = leaf.begin + leaf.rows() * part / parts, b1 = leaf.begin + leaf.rows() * (part + 1) / parts;
+    if (!gini) return add(X, f, b0, b1, h);
+    const std::size_t split = class_split[l];
+    add(X, f, b0, std::min(b1, split), h);
+    add(X, f, std::max(b0, split), b1, h + kHistBins);
+  }
+};
+
+std::size_t TreeGrower::row_parts(std::size_t n_active, int threads, std::size_t built_rows, std::size_t n_jobs) const {
+  // Features are the natural unit of parallel work; with fewer than 4 per thread they leave threads idle,
+  // so each leaf's rows are cut into parts too (at least 2^16 rows each), within a 64 MiB scratch.
+  if (threads <= 1 || n_active >= 4 * static_cast<std::size_t>(threads) || n_jobs == 0) return 1;
+  std::size_t parts = (4 * static_cast<std::size_t>(threads) + n_active - 1) / n_active;
+  parts = std::min(parts, std::max<std::size_t>(1, built_rows / (std::size_t{1} << 16)));
+  const std::size_t bytes_per_part = n_jobs * X_.n_features * pool_.stride() * sizeof(std::int64_t);
+  return std::max<std::size_t>(1, std::min(parts, (std::size_t{64} << 20) / bytes_per_part));
+}
+
 void TreeGrower::search_full(LayerPlan& plan, const std::int64_t* q, const std::uint8_t* active_features,
                              GrowResult& result) {
   const std::size_t n_features = X_.n_features;
   const std::uint8_t missing = bins_.missing_bin();
   const bool gini = criterion_ == Criterion::kGini;
   const std::size_t stride = pool_.stride();
-  // Values in partition order for the leaves read by gathering.
   const bool identity = partition_.identity();
-  std::vector<std::size_t> split_at(leaves_.size(), 0);
+  LayerRows rows{q, nullptr, std::vector<std::size_t>(leaves_.size(), 0)};
+  std::vector<RowPartition::Range> built;
   for (const LayerPlan::Job& job : plan.jobs) {
     const Leaf& leaf = leaves_[job.leaf];
-    if (!identity) partition_.gather_values(leaf.begin, leaf.end, q, q_ordered_.data(), n_threads_);
-    if (gini) split_at[job.leaf] = class_split(leaf);
+    built.push_back({leaf.begin, leaf.end});
+    if (gini) rows.class_split[job.leaf] = class_split(leaf);
     plan.built_rows += leaf.rows();
   }
-  const std::int64_t* values = identity ? q : q_ordered_.data();
-  const std::uint32_t* order = identity ? nullptr : partition_.rows(0);
+  if (!identity) {  // the leaves read by gathering get their values in partition order
+    partition_.gather_values(built, q, q_ordered_.data(), n_threads_);
+    rows.values = q_ordered_.data();
+    rows.order = partition_.rows(0);
+  }
   std::size_t n_active = n_features;
   if (active_features) n_active = static_cast<std::size_t>(std::count(active_features, active_features + n_features, 1));
   const int threads = util::threads_for((plan.built_rows + plan.jobs.size() * kHistBins) * n_active, n_threads_);
+  const std::size_t parts = row_parts(n_active, threads, plan.built_rows, plan.jobs.size());
+  if (parts > 1) build_parts(plan, rows, parts, threads, active_features);
   scratch_.resize(static_cast<std::size_t>(threads) * stride);
   plan.best.assign(leaves_.size() * n_features, SplitInfo{});
   std::size_t first_active = 0;
   while (active_features && !active_features[first_active]) ++first_active;
 
-  auto add_rows = [&](std::size_t f, std::size_t begin, std::size_t end, std::int64_t* h) {
-    if (order) accumulate_gather(X_.column(f), order + begin, values + begin, end - begin, h);
-    else accumulate(X_.column(f) + begin, values + begin, end - begin, h);
-  };
-  auto build = [&](std::size_t f, std::size_t l, std::int64_t* h) {
+  auto build = [&](std::size_t f, std::size_t j, std::int64_t* h) {
     std::fill(h, h + stride, 0);
-    const Leaf& leaf = leaves_[l];
-    if (gini) {
-      add_rows(f, leaf.begin, split_at[l], h);
-      add_rows(f, split_at[l], leaf.end, h + kHistBins);
-    } else {
-      add_rows(f, leaf.begin, leaf.end, h);
+    if (parts == 1) return rows.add_part(X_, f, leaves_[plan.jobs[j].leaf], plan.jobs[j].leaf, gini, 0, 1, h);
+    for (std::size_t p = 0; p < parts; ++p) {  // the parts' sums (exact in any order)
+      const std::int64_t* part = &partial_[((p * plan.jobs.size() + j) * n_features + f) * stride];
+      for (std::size_t i = 0; i < stride; ++i) h[i] += part[i];
     }
   };
   auto search = [&](std::size_t f, std::size_t l, const std::int64_t* h) {
@@ -255,9 +294,10 @@ void TreeGrower::search_full(LayerPlan& plan, const std::int64_t* q, const std::
     const auto f = static_cast<std::size_t>(fi);
     if (active_features && !active_features[f]) return;  // LazyBoost: not searched this iteration
     std::int64_t* scratch = &scratch_[static_cast<std::size_t>(util::thread_index()) * stride];
-    for (const LayerPlan::Job& job : plan.jobs) {
+    for (std::size_t j = 0; j < plan.jobs.size(); ++j) {
+      const LayerPlan::Job& job = plan.jobs[j];
       std::int64_t* h = job.buffer >= 0 ? pool_.at(job.buffer, f) : scratch;
-      build(f, job.leaf, h);
+      build(f, j, h);
       search(f, job.leaf, h);
       if (job.large == kNone) continue;
       std::int64_t* parent = pool_.at(job.large_buffer, f);  // becomes the larger sibling's
@@ -276,6 +316,23 @@ void TreeGrower::search_full(LayerPlan& plan, const std::int64_t* q, const std::
   }
   for (std::size_t l = 0; l < leaves_.size(); ++l) result.full_nodes += plan.searched[l];
   result.bin_accumulations += static_cast<std::int64_t>(plan.built_rows * n_active);
+}
+
+void TreeGrower::build_parts(const LayerPlan& plan, const LayerRows& rows, std::size_t parts, int threads,
+                             const std::uint8_t* active_features) {
+  // partial_[part][job][feature]: one task per (part, feature).
+  const std::size_t n_features = X_.n_features, stride = pool_.stride(), n_jobs = plan.jobs.size();
+  partial_.resize(parts * n_jobs * n_features * stride);
+  const bool gini = criterion_ == Criterion::kGini;
+  util::parallel_for(static_cast<std::ptrdiff_t>(parts * n_features), threads, [&](std::ptrdiff_t t) {
+    const std::size_t p = static_cast<std::size_t>(t) / n_features, f = static_cast<std::size_t>(t) % n_features;
+    if (active_features && !active_features[f]) return;
+    for (std::size_t j = 0; j < n_jobs; ++j) {
+      std::int64_t* h = &partial_[((p * n_jobs + j) * n_features + f) * stride];
+      std::fill(h, h + stride, 0);
+      rows.add_part(X_, f, leaves_[plan.jobs[j].leaf], plan.jobs[j].leaf, gini, p, parts, h);
+    }
+  });
 }
 
 void TreeGrower::search_pruned(LayerPlan& plan, const std::int64_t* q, double mass90,
@@ -316,13 +373,15 @@ bool TreeGrower::apply_layer(LayerPlan& plan, const std::int64_t* q, GrowResult&
       for (std::size_t i = leaf.begin; i < leaf.end; ++i) plan.total[l] += q[partition_.row(i)];
     }
   }
+  // Winners in the fixed order (score, feature, bin, NaN side); nodes for the splits, then one partition
+  // of all the leaves that split.
   std::vector<Leaf> next;
-  bool any_split = false;
+  std::vector<RowPartition::Split> splits;
+  std::vector<std::size_t> split_at;  // position in `next` of each split's left child
   for (std::size_t l = 0; l < leaves_.size(); ++l) {
     Leaf leaf = leaves_[l];
     Node& node = result.tree.nodes[leaf.node];
     node.value = sign_or(plan.total[l], node.value);
-    // Winner in the fixed order (score, feature, bin, NaN side).
     SplitInfo s;
     for (std::size_t f = 0; f < n_features && plan.searched[l]; ++f) {
       const SplitInfo& c = plan.best[l * n_features + f];
@@ -337,18 +396,31 @@ bool TreeGrower::apply_layer(LayerPlan& plan, const std::int64_t* q, GrowResult&
       next.push_back(leaf);
       continue;
     }
-    any_split = true;
     const double gain = criterion_ == Criterion::kGini
                             ? s.gini_gain / kFixedPointScale
                             : static_cast<double>(s.score - abs64(plan.total[l])) / (2.0 * kFixedPointScale);
-    for (const Leaf& child : split_leaf(result, leaf, s, gain, last_layer)) next.push_back(child);
+    splits.push_back(split_node(result, leaf, s, gain));
+    split_at.push_back(next.size());
+    Leaf left{result.tree.nodes[leaf.node].left, leaf.begin, leaf.end};
+    left.parent_hist = last_layer ? -1 : leaf.hist;  // the larger child is parent - smaller child
+    if (last_layer) pool_.release(leaf.hist);
+    next.push_back(left);
+    next.push_back(Leaf{left.node + 1, leaf.end, leaf.end});
+  }
+  if (last_layer) {
+    partition_.label(splits, result.outputs.data(), n_threads_);
+  } else {
+    const std::vector<std::size_t> mids = partition_.split(splits, result.outputs.data(), n_threads_);
+    for (std::size_t k = 0; k < splits.size(); ++k) {
+      next[split_at[k]].end = mids[k];
+      next[split_at[k] + 1].begin = mids[k];
+    }
   }
   leaves_ = std::move(next);
-  return any_split && !last_layer;
+  return !splits.empty() && !last_layer;
 }
 
-std::vector<TreeGrower::Leaf> TreeGrower::split_leaf(GrowResult& result, const Leaf& leaf, const SplitInfo& s,
-                                                     double gain, bool last_layer) {
+RowPartition::Split TreeGrower::split_node(GrowResult& result, const Leaf& leaf, const SplitInfo& s, double gain) {
   const auto left_id = static_cast<std::uint32_t>(result.tree.nodes.size());
   Node left_node, right_node;
   left_node.value = sign_or(s.left_sum, 1);
@@ -363,19 +435,9 @@ std::vector<TreeGrower::Leaf> TreeGrower::split_leaf(GrowResult& result, const L
   node.right = left_id + 1;
   node.gain = gain;
   node.value = 0;
-
   const RowPartition::Rule rule{X_.column(static_cast<std::size_t>(s.feature)), static_cast<std::uint8_t>(s.bin),
                                 static_cast<std::uint8_t>(bins_.missing_bin()), s.nan_left};
-  if (last_layer) {
-    partition_.label(leaf.begin, leaf.end, rule, left_node.value, right_node.value, result.outputs.data(), n_threads_);
-    pool_.release(leaf.hist);
-    return {};
-  }
-  const std::size_t mid =
-      partition_.split(leaf.begin, leaf.end, rule, left_node.value, right_node.value, result.outputs.data(), n_threads_);
-  Leaf left{left_id, leaf.begin, mid}, right{left_id + 1, mid, leaf.end};
-  left.parent_hist = leaf.hist;  // its histograms give the larger child as parent - smaller child
-  return {left, right};
+  return {{leaf.begin, leaf.end}, rule, left_node.value, right_node.value};
 }
 
 }  // namespace rebelboost::tree

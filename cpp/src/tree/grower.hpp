@@ -94,11 +94,18 @@ class TreeGrower {
   const std::int64_t* layer_values(SplitObjective& objective, int layer, const GrowResult& result,
                                    const std::uint8_t* active_rows, int& relation);
   LayerPlan plan_layer(int relation, bool last_layer, bool quick);
+  struct LayerRows;
   void search_full(LayerPlan& plan, const std::int64_t* q, const std::uint8_t* active_features, GrowResult& result);
+  // Parts each built leaf's rows are cut into when features alone leave threads idle (1: none).
+  std::size_t row_parts(std::size_t n_active, int threads, std::size_t built_rows, std::size_t n_jobs) const;
+  void build_parts(const LayerPlan& plan, const LayerRows& rows, std::size_t parts, int threads,
+                   const std::uint8_t* active_features);
   void search_pruned(LayerPlan& plan, const std::int64_t* q, double mass90, const std::uint8_t* active_features,
                      GrowResult& result);
   bool apply_layer(LayerPlan& plan, const std::int64_t* q, GrowResult& result, bool last_layer);
-  std::vector<Leaf> split_leaf(GrowResult& result, const Leaf& leaf, const SplitInfo& s, double gain, bool last_layer);
+  // Turns `leaf`'s node into a split node with children valued sign(left_sum) / sign(right_sum); returns the
+  // partition step that sends its rows to them.
+  RowPartition::Split split_node(GrowResult& result, const Leaf& leaf, const SplitInfo& s, double gain);
 
   // Rows [begin, end) of the partition and their values in that order (the identity needs no copy).
   std::size_t class_split(const Leaf& leaf) const;
@@ -119,6 +126,7 @@ class TreeGrower {
   std::vector<std::int64_t> v_masked_;   // root vectors with inactive rows zeroed
   std::vector<std::uint32_t> leaf_of_row_;  // pruned pass below the root: which leaf each row is in
   std::vector<std::int64_t> scratch_;    // per thread: one feature's histogram parts of an unstored leaf
+  std::vector<std::int64_t> partial_;    // row parts x built leaves x features histograms (row_parts > 1)
 };
 
 }  // namespace rebelboost::tree

@@ -179,7 +179,8 @@ std::vector<RootCandidates> multiclass_candidates(const data::BinnedMatrix& X, c
   const std::size_t n_groups = (n_features + kGroup - 1) / kGroup;
   const std::size_t hist_size = static_cast<std::size_t>(kHistBins) * K;
   std::vector<RootCandidates> per_feature(n_features);
-  util::parallel_for(static_cast<std::ptrdiff_t>(n_groups), n_threads, [&](std::ptrdiff_t g) {
+  const int threads = util::threads_for(X.n_samples * n_features * K, n_threads);
+  util::parallel_for(static_cast<std::ptrdiff_t>(n_groups), threads, [&](std::ptrdiff_t g) {
     const std::size_t f0 = static_cast<std::size_t>(g) * kGroup;
     const std::size_t nf = std::min(kGroup, n_features - f0);
     // Two interleaved copies per feature (even / odd rows) so equal consecutive codes do not chain.
@@ -287,7 +288,8 @@ RootSplit quick_multiclass_root(const data::BinnedMatrix& X, const data::BinMapp
 
   // Preliminary (lowest) loss of every feature on the first subset.
   std::vector<double> prelim(n_features, std::numeric_limits<double>::infinity());
-  util::parallel_for(static_cast<std::ptrdiff_t>(n_features), n_threads, [&](std::ptrdiff_t fi) {
+  util::parallel_for(static_cast<std::ptrdiff_t>(n_features), util::threads_for(bounds[1] * n_features * K, n_threads),
+                     [&](std::ptrdiff_t fi) {
     const auto f = static_cast<std::size_t>(fi);
     if (active_features && !active_features[f]) return;
     std::int64_t* sums = buffers();

@@ -1,4 +1,4 @@
-// Stable, parallel partition of a leaf's rows (see partition.hpp).
+// Stable, parallel partition of the leaves' rows (see partition.hpp).
 #include "tree/partition.hpp"
 
 #include <algorithm>
@@ -28,86 +28,118 @@ const std::uint32_t* RowPartition::rows(std::size_t begin) {
   return order_.data() + begin;
 }
 
-std::size_t RowPartition::split(std::size_t begin, std::size_t end, const Rule& rule, std::int8_t left_value,
-                                std::int8_t right_value, std::int8_t* out, int n_threads) {
-  const std::size_t n = end - begin;
-  const auto n_blocks = static_cast<std::ptrdiff_t>((n + kBlock - 1) / kBlock);
-  const int threads = n_blocks > 1 ? util::threads_for(4 * n, n_threads) : 1;
-  if (threads == 1) {
-    // Left rows compact in place (the write never passes the read), right rows wait in scratch.
-    std::size_t n_left = 0, n_right = 0;
-    for (std::size_t i = begin; i < end; ++i) {  // branch-free: the side is random
-      const std::uint32_t r = row(i);
-      const bool left = rule.left(r);
-      order_[begin + n_left] = r;  // a right row here is overwritten later
-      scratch_[n_right] = r;
-      n_left += left;
-      n_right += !left;
-      out[r] = left ? left_value : right_value;
-    }
-    std::copy(scratch_.begin(), scratch_.begin() + static_cast<std::ptrdiff_t>(n_right),
-              order_.begin() + static_cast<std::ptrdiff_t>(begin + n_left));
-    identity_ = false;
-    return begin + n_left;
+template <typename GetRange>
+std::vector<RowPartition::Block> RowPartition::blocks_of(std::size_t n_ranges, GetRange&& get) {
+  std::vector<Block> blocks;
+  for (std::size_t r = 0; r < n_ranges; ++r) {
+    const Range range = get(r);
+    for (std::size_t b = range.begin; b < range.end; b += kBlock) blocks.push_back({r, b, std::min(range.end, b + kBlock)});
   }
-  // Count per block, then each block scatters to offsets fixed by the counts: the same stable order as
-  // the serial loop. Reading from order_ while writing it would race, so the scatter goes to scratch_
-  // (unless the order is still the identity, which is never read).
-  block_left_.assign(static_cast<std::size_t>(n_blocks), 0);
-  util::parallel_for(n_blocks, threads, [&](std::ptrdiff_t b) {
-    const std::size_t b0 = begin + static_cast<std::size_t>(b) * kBlock, b1 = std::min(end, b0 + kBlock);
-    std::size_t count = 0;
-    for (std::size_t i = b0; i < b1; ++i) count += rule.left(row(i));
-    block_left_[static_cast<std::size_t>(b)] = count;
-  });
-  const std::size_t n_left = std::accumulate(block_left_.begin(), block_left_.end(), std::size_t{0});
-  const bool from_identity = identity_;
-  std::uint32_t* dst = from_identity ? order_.data() : scratch_.data();
-  util::parallel_for(n_blocks, threads, [&](std::ptrdiff_t b) {
-    const std::size_t b0 = begin + static_cast<std::size_t>(b) * kBlock, b1 = std::min(end, b0 + kBlock);
-    std::size_t left_at = begin, right_at = begin + n_left;
-    for (std::ptrdiff_t p = 0; p < b; ++p) {
-      left_at += block_left_[static_cast<std::size_t>(p)];
-      right_at += kBlock - block_left_[static_cast<std::size_t>(p)];
-    }
-    for (std::size_t i = b0; i < b1; ++i) {
-      const std::uint32_t r = from_identity ? static_cast<std::uint32_t>(i) : order_[i];
-      const bool left = rule.left(r);
-      dst[left ? left_at : right_at] = r;
-      left_at += left;
-      right_at += !left;
-      out[r] = left ? left_value : right_value;
-    }
-  });
-  if (!from_identity)
-    util::parallel_for(n_blocks, threads, [&](std::ptrdiff_t b) {
-      const std::size_t b0 = begin + static_cast<std::size_t>(b) * kBlock, b1 = std::min(end, b0 + kBlock);
-      std::memcpy(order_.data() + b0, scratch_.data() + b0, (b1 - b0) * sizeof(std::uint32_t));
-    });
-  identity_ = false;
+  return blocks;
+}
+
+std::size_t RowPartition::split_serial(const Split& s, std::int8_t* out) {
+  // Left rows compact in place (the write never passes the read), right rows wait in scratch; branch-free,
+  // as the side is random.
+  const std::size_t begin = s.range.begin;
+  std::size_t n_left = 0, n_right = 0;
+  for (std::size_t i = begin; i < s.range.end; ++i) {
+    const std::uint32_t r = row(i);
+    const bool left = s.rule.left(r);
+    order_[begin + n_left] = r;  // a right row here is overwritten later
+    scratch_[n_right] = r;
+    n_left += left;
+    n_right += !left;
+    out[r] = left ? s.left_value : s.right_value;
+  }
+  std::copy(scratch_.begin(), scratch_.begin() + static_cast<std::ptrdiff_t>(n_right),
+            order_.begin() + static_cast<std::ptrdiff_t>(begin + n_left));
   return begin + n_left;
 }
 
-void RowPartition::label(std::size_t begin, std::size_t end, const Rule& rule, std::int8_t left_value,
-                         std::int8_t right_value, std::int8_t* out, int n_threads) const {
-  const std::size_t n = end - begin;
-  const auto n_blocks = static_cast<std::ptrdiff_t>((n + kBlock - 1) / kBlock);
-  util::parallel_for(n_blocks, util::threads_for(2 * n, n_threads), [&](std::ptrdiff_t b) {
-    const std::size_t b0 = begin + static_cast<std::size_t>(b) * kBlock, b1 = std::min(end, b0 + kBlock);
-    for (std::size_t i = b0; i < b1; ++i) {
+std::vector<std::size_t> RowPartition::split(const std::vector<Split>& splits, std::int8_t* out, int n_threads) {
+  std::vector<std::size_t> mids(splits.size());
+  std::size_t rows = 0;
+  for (const Split& s : splits) rows += s.range.end - s.range.begin;
+  const std::vector<Block> blocks = blocks_of(splits.size(), [&](std::size_t r) { return splits[r].range; });
+  const int threads = blocks.size() > 1 ? util::threads_for(4 * rows, n_threads) : 1;
+  if (threads == 1) {
+    if (identity_ && !splits.empty()) materialise();
+    for (std::size_t k = 0; k < splits.size(); ++k) mids[k] = split_serial(splits[k], out);
+    return mids;
+  }
+  // Count per block, then each block scatters to offsets fixed by the counts: the order of the serial
+  // loop. Reading order_ while writing it would race, so the scatter goes to scratch_ (unless the order is
+  // still the identity, which is never read).
+  std::vector<std::size_t> left(blocks.size());
+  util::parallel_for(static_cast<std::ptrdiff_t>(blocks.size()), threads, [&](std::ptrdiff_t k) {
+    const Block& b = blocks[static_cast<std::size_t>(k)];
+    const Rule& rule = splits[b.range].rule;
+    std::size_t count = 0;
+    for (std::size_t i = b.begin; i < b.end; ++i) count += rule.left(row(i));
+    left[static_cast<std::size_t>(k)] = count;
+  });
+  std::vector<std::size_t> left_at(blocks.size()), right_at(blocks.size());
+  for (std::size_t k = 0, first = 0; k < blocks.size(); ++k) {  // first: the first block of this range
+    if (k == 0 || blocks[k].range != blocks[k - 1].range) first = k;
+    const Range range = splits[blocks[k].range].range;
+    if (k == first) {
+      std::size_t n_left = 0;
+      for (std::size_t j = k; j < blocks.size() && blocks[j].range == blocks[k].range; ++j) n_left += left[j];
+      mids[blocks[k].range] = range.begin + n_left;
+      left_at[k] = range.begin;
+      right_at[k] = range.begin + n_left;
+    } else {
+      left_at[k] = left_at[k - 1] + left[k - 1];
+      right_at[k] = right_at[k - 1] + (blocks[k - 1].end - blocks[k - 1].begin - left[k - 1]);
+    }
+  }
+  const bool from_identity = identity_;
+  std::uint32_t* dst = from_identity ? order_.data() : scratch_.data();
+  util::parallel_for(static_cast<std::ptrdiff_t>(blocks.size()), threads, [&](std::ptrdiff_t k) {
+    const Block& b = blocks[static_cast<std::size_t>(k)];
+    const Split& s = splits[b.range];
+    std::size_t l = left_at[static_cast<std::size_t>(k)], r = right_at[static_cast<std::size_t>(k)];
+    for (std::size_t i = b.begin; i < b.end; ++i) {
+      const std::uint32_t row_i = from_identity ? static_cast<std::uint32_t>(i) : order_[i];
+      const bool goes_left = s.rule.left(row_i);
+      dst[goes_left ? l : r] = row_i;
+      l += goes_left;
+      r += !goes_left;
+      out[row_i] = goes_left ? s.left_value : s.right_value;
+    }
+  });
+  if (!from_identity)
+    util::parallel_for(static_cast<std::ptrdiff_t>(blocks.size()), threads, [&](std::ptrdiff_t k) {
+      const Block& b = blocks[static_cast<std::size_t>(k)];
+      std::memcpy(order_.data() + b.begin, scratch_.data() + b.begin, (b.end - b.begin) * sizeof(std::uint32_t));
+    });
+  identity_ = false;
+  return mids;
+}
+
+void RowPartition::label(const std::vector<Split>& splits, std::int8_t* out, int n_threads) const {
+  std::size_t rows = 0;
+  for (const Split& s : splits) rows += s.range.end - s.range.begin;
+  const std::vector<Block> blocks = blocks_of(splits.size(), [&](std::size_t r) { return splits[r].range; });
+  util::parallel_for(static_cast<std::ptrdiff_t>(blocks.size()), util::threads_for(2 * rows, n_threads), [&](std::ptrdiff_t k) {
+    const Block& b = blocks[static_cast<std::size_t>(k)];
+    const Split& s = splits[b.range];
+    for (std::size_t i = b.begin; i < b.end; ++i) {
       const std::uint32_t r = row(i);
-      out[r] = rule.left(r) ? left_value : right_value;
+      out[r] = s.rule.left(r) ? s.left_value : s.right_value;
     }
   });
 }
 
-void RowPartition::gather_values(std::size_t begin, std::size_t end, const std::int64_t* q, std::int64_t* values,
+void RowPartition::gather_values(const std::vector<Range>& ranges, const std::int64_t* q, std::int64_t* values,
                                  int n_threads) const {
-  const std::size_t n = end - begin;
-  const auto n_blocks = static_cast<std::ptrdiff_t>((n + kBlock - 1) / kBlock);
-  util::parallel_for(n_blocks, util::threads_for(2 * n, n_threads), [&](std::ptrdiff_t b) {
-    const std::size_t b0 = begin + static_cast<std::size_t>(b) * kBlock, b1 = std::min(end, b0 + kBlock);
-    for (std::size_t i = b0; i < b1; ++i) values[i] = q[row(i)];
+  std::size_t rows = 0;
+  for (const Range& r : ranges) rows += r.end - r.begin;
+  const std::vector<Block> blocks = blocks_of(ranges.size(), [&](std::size_t r) { return ranges[r]; });
+  util::parallel_for(static_cast<std::ptrdiff_t>(blocks.size()), util::threads_for(2 * rows, n_threads), [&](std::ptrdiff_t k) {
+    const Block& b = blocks[static_cast<std::size_t>(k)];
+    for (std::size_t i = b.begin; i < b.end; ++i) values[i] = q[row(i)];
   });
 }
 

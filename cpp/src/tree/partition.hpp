@@ -4,7 +4,8 @@
 //
 // Before the first split the order is the identity and is not materialised. Splitting a leaf is a
 // stable partition of its range (left rows, then right rows), so ranges stay ascending: gathers from the
-// column-major codes then walk each column forward.
+// column-major codes then walk each column forward. All leaves of a layer are split (or labelled, or
+// gathered) together: one parallel region per step for the whole layer, not one per leaf.
 #pragma once
 
 #include <cstddef>
@@ -15,14 +16,6 @@ namespace rebelboost::tree {
 
 class RowPartition {
  public:
-  // Starts over with every row 0..n_samples-1 in one range, in order (not materialised).
-  void reset(std::size_t n_samples);
-
-  bool identity() const { return identity_; }
-  std::uint32_t row(std::size_t i) const { return identity_ ? static_cast<std::uint32_t>(i) : order_[i]; }
-  // Rows [begin, end) of the order (materialised on first use when still the identity).
-  const std::uint32_t* rows(std::size_t begin);
-
   // A split rule on one feature's codes: code <= bin goes left, the missing code goes to the NaN side.
   struct Rule {
     const std::uint8_t* column;
@@ -31,30 +24,55 @@ class RowPartition {
     bool nan_left;
     bool left(std::uint32_t row) const { return column[row] == missing ? nan_left : column[row] <= bin; }
   };
+  struct Range {
+    std::size_t begin;
+    std::size_t end;
+  };
+  // One leaf's split: its range, its rule, and the output values of its two sides.
+  struct Split {
+    Range range;
+    Rule rule;
+    std::int8_t left_value;
+    std::int8_t right_value;
+  };
 
-  // Stable partition of [begin, end): the rows the rule sends left first. Writes out[row] = left_value or
-  // right_value for each row on the way. Returns the end of the left block. Row blocks run in parallel
-  // (counted, then scattered to offsets fixed by the counts), so the order never depends on n_threads.
-  std::size_t split(std::size_t begin, std::size_t end, const Rule& rule, std::int8_t left_value,
-                    std::int8_t right_value, std::int8_t* out, int n_threads);
+  // Starts over with every row 0..n_samples-1 in one range, in order (not materialised).
+  void reset(std::size_t n_samples);
 
-  // Only the outputs: out[row] = left_value or right_value for the rows of [begin, end) (the last layer).
-  void label(std::size_t begin, std::size_t end, const Rule& rule, std::int8_t left_value, std::int8_t right_value,
-             std::int8_t* out, int n_threads) const;
+  bool identity() const { return identity_; }
+  std::uint32_t row(std::size_t i) const { return identity_ ? static_cast<std::uint32_t>(i) : order_[i]; }
+  // Rows [begin, end) of the order (materialised on first use when still the identity).
+  const std::uint32_t* rows(std::size_t begin);
 
-  // values[i] = q[row(i)] for i in [begin, end): a leaf's values in its row order, for gathers.
-  void gather_values(std::size_t begin, std::size_t end, const std::int64_t* q, std::int64_t* values,
-                     int n_threads) const;
+  // Stable partition of each split's range (ranges disjoint): the rows its rule sends left first. Writes
+  // out[row] = left_value or right_value for every row of the ranges. Returns, per split, the end of its
+  // left block. Blocks of rows run in parallel (counted, then scattered to offsets fixed by the counts),
+  // so the order never depends on n_threads.
+  std::vector<std::size_t> split(const std::vector<Split>& splits, std::int8_t* out, int n_threads);
+
+  // Only the outputs of each split (the last layer): out[row] = left_value or right_value.
+  void label(const std::vector<Split>& splits, std::int8_t* out, int n_threads) const;
+
+  // values[i] = q[row(i)] for i in each range: leaves' values in their row order, for gathers.
+  void gather_values(const std::vector<Range>& ranges, const std::int64_t* q, std::int64_t* values, int n_threads) const;
 
  private:
-  void materialise();
+  // A block of one range: the unit of parallel work.
+  struct Block {
+    std::size_t range;  // index into the caller's list
+    std::size_t begin;
+    std::size_t end;
+  };
   static constexpr std::size_t kBlock = 1 << 15;  // rows per parallel block
+  template <typename GetRange>
+  static std::vector<Block> blocks_of(std::size_t n_ranges, GetRange&& get);
+  void materialise();
+  std::size_t split_serial(const Split& s, std::int8_t* out);  // returns the end of the left block
 
   std::size_t n_ = 0;
   bool identity_ = true;
   std::vector<std::uint32_t> order_;
   std::vector<std::uint32_t> scratch_;
-  std::vector<std::size_t> block_left_;  // left rows per block of the range being split
 };
 
 }  // namespace rebelboost::tree

@@ -21,7 +21,8 @@ void HeavyRows::build(const data::BinnedMatrix& X, std::vector<std::uint32_t> ne
   member.assign(X.n_samples, 0);
   for (const std::uint32_t r : rows) member[r] = 1;
   std::vector<std::uint16_t> counts(n_features * kHistBins);  // per feature, rows per bin
-  util::parallel_for(static_cast<std::ptrdiff_t>(n_features), n_threads, [&](std::ptrdiff_t fi) {
+  const int threads = util::threads_for(n_features * (2 * m + kHistBins), n_threads);
+  util::parallel_for(static_cast<std::ptrdiff_t>(n_features), threads, [&](std::ptrdiff_t fi) {
     const auto f = static_cast<std::size_t>(fi);
     const std::uint8_t* column = X.column(f);
     std::uint16_t* count = &counts[f * kHistBins];
@@ -44,7 +45,7 @@ void HeavyRows::build(const data::BinnedMatrix& X, std::vector<std::uint32_t> ne
   }
   run_bin.resize(run_begin[n_features]);
   run_end.resize(run_begin[n_features]);
-  util::parallel_for(static_cast<std::ptrdiff_t>(n_features), n_threads, [&](std::ptrdiff_t fi) {
+  util::parallel_for(static_cast<std::ptrdiff_t>(n_features), threads, [&](std::ptrdiff_t fi) {
     const auto f = static_cast<std::size_t>(fi);
     const std::uint16_t* count = &counts[f * kHistBins];
     std::size_t r = run_begin[f];
@@ -285,7 +286,8 @@ SplitInfo quick_best_split(const data::BinnedMatrix& X, const data::BinMapper& b
     return cum;
   };
   std::vector<std::int64_t> err2(n_features);  // 2 E_f(m) = T_m - best score
-  util::parallel_for(static_cast<std::ptrdiff_t>(n_features), n_threads, [&](std::ptrdiff_t fi) {
+  const int first_threads = util::threads_for(n_features * (bounds[1] + n_heavy + kHistBins), n_threads);
+  util::parallel_for(static_cast<std::ptrdiff_t>(n_features), first_threads, [&](std::ptrdiff_t fi) {
     const auto f = static_cast<std::size_t>(fi);
     if (active_features && !active_features[f]) {  // not searched this iteration (LazyBoost)
       err2[f] = std::numeric_limits<std::int64_t>::max();
@@ -388,7 +390,7 @@ SplitInfo quick_best_split(const data::BinnedMatrix& X, const data::BinMapper& b
   }
   util::parallel_for(static_cast<std::ptrdiff_t>(survivors.size()), finishing_threads(survivors.size(), n_threads),
                      [&](std::ptrdiff_t k) { finish(survivors[static_cast<std::size_t>(k)]); }, /*dynamic=*/true);
-  util::parallel_for(static_cast<std::ptrdiff_t>(dropped.size()), dropped.size() > 64 ? n_threads : 1,
+  util::parallel_for(static_cast<std::ptrdiff_t>(dropped.size()), util::threads_for(dropped.size() * kHistBins, n_threads),
                      [&](std::ptrdiff_t k) { clear(dropped[static_cast<std::size_t>(k)]); });
   SplitInfo winner;
   for (std::size_t f = 0; f < n_features; ++f) {  // a strict total order: the same winner for any timing

@@ -21,16 +21,21 @@ inline int resolve_threads(int n_threads) {
   return n_threads > kMaxThreadsPerCore * cores ? kMaxThreadsPerCore * cores : n_threads;
 }
 
-// Threads worth using for a region of `work` elementary steps (a histogram add, a weight update): one
-// more thread per kWorkPerThread steps, at most n_threads. A region below 2 * kWorkPerThread (~30 us of
-// work) runs on the calling thread alone: waking a sleeping thread costs ~50 us, and on a busy machine a
-// region waits for its slowest thread to be scheduled again (milliseconds), which multiplied small fits'
-// times many-fold. The answer depends on the amount of work only, never on timings; results never depend
-// on it either.
-inline constexpr std::size_t kWorkPerThread = std::size_t{1} << 16;
+// Threads worth using for a region of `work` elementary steps (a histogram add, a weight update: about
+// 0.5 ns each): one thread per kWorkPerThread steps (~0.5 ms), at most n_threads, so a region below
+// 2 * kWorkPerThread runs on the calling thread alone. Every OpenMP region ends in a barrier that waits
+// for all its threads; on a busy machine a thread that is not running (or a spinning one that the
+// scheduler has put behind others) makes that wait milliseconds: measured, REBEL on digits (one 2-thread
+// region per tree, ~1 ms of work) fitted in 3.1 s with default OpenMP settings against 0.29 s with
+// OMP_WAIT_POLICY=passive on a loaded 2-core machine, and at this threshold in 0.22 s either way. The answer
+// depends on the amount of work only, never on timings; results never depend on it either.
+// The environment variable REBELBOOST_WORK_PER_THREAD (a positive integer, read once) replaces it: lower
+// values parallelise smaller regions (the test suites use 64, so every parallel path runs on small data).
+inline constexpr std::size_t kWorkPerThread = std::size_t{1} << 20;
+std::size_t work_per_thread();
 inline int threads_for(std::size_t work, int n_threads) {
   const int most = resolve_threads(n_threads);
-  const std::size_t useful = work / kWorkPerThread;
+  const std::size_t useful = work / work_per_thread();
   return useful < 2 ? 1 : static_cast<int>(useful < static_cast<std::size_t>(most) ? useful : static_cast<std::size_t>(most));
 }
 

@@ -366,5 +366,22 @@ TEST(TreeGrower, SubtractionChangesNothingWithGiniAndSampling) {
   }
 }
 
+// Few features and many rows: each leaf's rows are cut into parts built by different threads (row-blocked
+// histograms); the tree is the one-thread tree, with and without subtraction, for both criteria.
+TEST(TreeGrower, RowBlockedHistogramsChangeNothing) {
+  testing::BoostedProblem p = testing::boosted_problem("adaboost", 300000, 3, 51, 1);
+  for (const Criterion criterion : {Criterion::kLoss, Criterion::kGini}) {
+    TreeGrower one(p.binned, p.bins, 1, p.class_begin, QuickMode::kOff, {}, criterion, false);
+    const GrowResult want = one.grow(*p.loss, 4);
+    for (const int threads : {2, 4}) {
+      for (const bool subtraction : {false, true}) {
+        SCOPED_TRACE(::testing::Message() << "threads " << threads << " subtraction " << subtraction);
+        TreeGrower many(p.binned, p.bins, threads, p.class_begin, QuickMode::kOff, {}, criterion, subtraction);
+        expect_same_tree(want, many.grow(*p.loss, 4));
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace rebelboost::tree
