@@ -1,30 +1,28 @@
 #!/usr/bin/env bash
 # Consumer test of the installed C++ package: find_package(rebelboost) from examples/cpp, then predict.
 #
-#   tests/cmake/run_consumer_test.sh MODEL.rbm DATA.csv EXPECTED.csv
+#   tests/cmake/run_consumer_test.sh MODEL.rbm DATA.csv EXPECTED.csv [MODEL2.rbm DATA2.csv EXPECTED2.csv ...]
 #
 # 1. Unless REBELBOOST_CMAKE_PREFIX is set, configures, builds and installs the core with plain CMake into
 #    a temporary prefix. With REBELBOOST_CMAKE_PREFIX (e.g. the CMake package inside an installed wheel)
 #    that prefix is used as is and nothing is built from the source tree. For an installed wheel:
 #      REBELBOOST_CMAKE_PREFIX=$(python -c "import os, rebelboost; print(os.path.dirname(rebelboost.__file__))")
 # 2. Configures and builds examples/cpp against the prefix (-DCMAKE_PREFIX_PATH=<prefix>).
-# 3. Runs predict_csv MODEL.rbm DATA.csv OUT.csv and compares OUT.csv with EXPECTED.csv byte for byte.
+# 3. For each triple, runs predict_csv MODEL.rbm DATA.csv OUT.csv and compares OUT.csv with EXPECTED.csv
+#    byte for byte (the core is built once for all triples).
 #
 # Environment: REBELBOOST_CMAKE_PREFIX (see above); KEEP_TMP=1 keeps the temporary folder; CMAKE_GENERATOR
-# and CMAKE_BUILD_PARALLEL_LEVEL are honoured by cmake as usual. Exit status 0 only if the output matches.
+# and CMAKE_BUILD_PARALLEL_LEVEL are honoured by cmake as usual. Exit status 0 only if every output matches.
 set -euo pipefail
 
-if [[ $# -ne 3 ]]; then
-  echo "usage: $0 MODEL.rbm DATA.csv EXPECTED.csv" >&2
+if [[ $# -eq 0 || $(($# % 3)) -ne 0 ]]; then
+  echo "usage: $0 MODEL.rbm DATA.csv EXPECTED.csv [MODEL2.rbm DATA2.csv EXPECTED2.csv ...]" >&2
   exit 2
 fi
 abspath() { (cd "$(dirname "$1")" && printf '%s/%s\n' "$(pwd -P)" "$(basename "$1")"); }
-for f in "$1" "$2" "$3"; do
+for f in "$@"; do
   [[ -f "$f" ]] || { echo "error: no such file: $f" >&2; exit 2; }
 done
-MODEL=$(abspath "$1")
-DATA=$(abspath "$2")
-EXPECTED=$(abspath "$3")
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
 
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/rb-consumer.XXXXXX")
@@ -57,12 +55,18 @@ cmake -S "$REPO/examples/cpp" -B "$TMP/consumer" "${generator[@]}" -DCMAKE_BUILD
 grep -h "rebelboost_DIR" "$TMP/consumer/CMakeCache.txt" || true
 cmake --build "$TMP/consumer" --parallel >"$TMP/consumer-build.log" 2>&1 || { cat "$TMP/consumer-build.log" >&2; exit 1; }
 
-echo "== predict_csv $(basename "$MODEL") $(basename "$DATA")"
-"$TMP/consumer/predict_csv" "$MODEL" "$DATA" "$TMP/out.csv"
-if diff -u "$EXPECTED" "$TMP/out.csv" >"$TMP/diff.txt"; then
-  echo "PASS: $(wc -l <"$TMP/out.csv") rows match $(basename "$EXPECTED")"
-else
-  echo "FAIL: predict_csv output differs from $EXPECTED:" >&2
-  head -40 "$TMP/diff.txt" >&2
-  exit 1
-fi
+while [[ $# -gt 0 ]]; do
+  MODEL=$(abspath "$1")
+  DATA=$(abspath "$2")
+  EXPECTED=$(abspath "$3")
+  shift 3
+  echo "== predict_csv $(basename "$MODEL") $(basename "$DATA")"
+  "$TMP/consumer/predict_csv" "$MODEL" "$DATA" "$TMP/out.csv"
+  if diff -u "$EXPECTED" "$TMP/out.csv" >"$TMP/diff.txt"; then
+    echo "PASS: $(wc -l <"$TMP/out.csv") rows match $(basename "$EXPECTED")"
+  else
+    echo "FAIL: predict_csv output differs from $EXPECTED:" >&2
+    head -40 "$TMP/diff.txt" >&2
+    exit 1
+  fi
+done

@@ -1,7 +1,8 @@
 // Writes MODEL.rbm, DATA.csv and EXPECTED.csv for tests/cmake/run_consumer_test.sh without Python.
 //
-// usage: rb_consumer_fixture MODEL.rbm DATA.csv EXPECTED.csv [adaboost|veb|rebel]
-// (rebel: 3 classes, so every output line holds a class and 3 scores)
+// usage: rb_consumer_fixture MODEL.rbm DATA.csv EXPECTED.csv [adaboost|veb|rebel|similarity]
+// (rebel: 3 classes, so every output line holds a class and 3 scores; similarity: the same with Localized
+// Similarities as weak learners, and no NaN in the data, which similarities refuse)
 // The CSV mixes the spellings predict_csv accepts (empty field and "nan" for NaN, exponents, spaces);
 // EXPECTED.csv is what predict_csv must print: class index, then the score(s), with %.17g.
 #include <cmath>
@@ -14,9 +15,11 @@
 #include "rebelboost/rebelboost.hpp"
 
 int main(int argc, char** argv) {
-  const std::string loss = argc == 5 ? argv[4] : "adaboost";
+  const std::string mode = argc == 5 ? argv[4] : "adaboost";
+  const bool similarity = mode == "similarity";
+  const std::string loss = similarity ? "rebel" : mode;
   if ((argc != 4 && argc != 5) || (loss != "adaboost" && loss != "veb" && loss != "rebel")) {
-    std::fprintf(stderr, "usage: %s MODEL.rbm DATA.csv EXPECTED.csv [adaboost|veb|rebel]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s MODEL.rbm DATA.csv EXPECTED.csv [adaboost|veb|rebel|similarity]\n", argv[0]);
     return 2;
   }
   try {
@@ -27,7 +30,7 @@ int main(int argc, char** argv) {
     std::vector<double> X(n * d);
     std::vector<std::int32_t> y(n);
     for (std::size_t r = 0; r < n; ++r) {
-      for (std::size_t c = 0; c < d; ++c) X[r * d + c] = (rng() % 10 == 0) ? NAN : normal(rng);
+      for (std::size_t c = 0; c < d; ++c) X[r * d + c] = (!similarity && rng() % 10 == 0) ? NAN : normal(rng);
       const double a = std::isnan(X[r * d]) ? 0.3 : X[r * d];
       const double b = std::isnan(X[r * d + 1]) ? 0.0 : X[r * d + 1];
       y[r] = loss == "rebel" ? (a > 0.5 ? 2 : (b > 0.0 ? 1 : 0)) : (a + 0.5 * b > 0.0 ? 1 : 0);
@@ -36,6 +39,7 @@ int main(int argc, char** argv) {
     params.n_estimators = 20;
     params.max_depth = 2;
     params.n_threads = 1;
+    if (similarity) params.learner = rebelboost::LearnerKind::kSimilarity;
     params.loss = loss == "rebel" ? rebelboost::LossKind::kRebel
                                   : loss == "veb" ? rebelboost::LossKind::kVebBoost : rebelboost::LossKind::kAdaBoost;
     const std::size_t n_classes = loss == "rebel" ? 3 : 2;
@@ -60,9 +64,12 @@ int main(int argc, char** argv) {
       }
       std::fputc('\n', csv);
     }
-    std::fputs(",,\n1e300,-1e-300,0\n-0,+2.5,  7\n", csv);
-    const double extra[] = {NAN, NAN, NAN, 1e300, -1e-300, 0.0, -0.0, 2.5, 7.0};
-    probe.insert(probe.end(), std::begin(extra), std::end(extra));
+    if (!similarity) {
+      std::fputs(",,\n", csv);
+      probe.insert(probe.end(), {NAN, NAN, NAN});
+    }
+    std::fputs("1e300,-1e-300,0\n-0,+2.5,  7\n", csv);
+    probe.insert(probe.end(), {1e300, -1e-300, 0.0, -0.0, 2.5, 7.0});
     std::fclose(csv);
 
     const std::size_t rows = probe.size() / d;
