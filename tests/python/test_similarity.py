@@ -140,6 +140,20 @@ def test_cost_matrix_and_two_classes():
     assert np.sum((clf.predict(X) == 0) & (y == 1)) <= np.sum((uniform.predict(X) == 0) & (y == 1))
 
 
+def test_cost_matrix_with_three_classes():
+    rng = np.random.RandomState(1)
+    y = np.repeat([0, 1, 2], 80)
+    X = rng.normal(size=(240, 3)) + np.eye(3)[y] * 1.2  # overlapping classes: errors remain after 40 learners
+    costs = [[0, 1, 1], [1, 0, 1], [8, 8, 0]]  # missing class 2 costs 8 times more
+    clf = similarity(n_estimators=40, cost_matrix=costs).fit(X, y)
+    uniform = similarity(n_estimators=40).fit(X, y)
+    assert np.all(np.diff(clf.fit_info_["train_loss"]) < 0)
+    missed = lambda model: np.sum((model.predict(X) != 2) & (y == 2))
+    assert missed(clf) < missed(uniform)
+    risk = lambda model: np.mean(np.asarray(costs)[y, model.predict(X)])
+    assert risk(clf) <= risk(uniform)
+
+
 def test_model_file_whose_metadata_disagrees_with_its_learners_is_rejected(fitted, tmp_path):
     clf, _, _ = fitted
     clf.save(tmp_path / "s.rbm")
