@@ -270,9 +270,9 @@ def write_table(results, out):
              "where the library has threads; every choice made on the validation quarter). Test error in % (mean "
              "+- std over the splits; bold: the best mean). fmnist10k (10 000 random rows of the F-MNIST training "
              "set): `... --datasets fmnist10k --max-learners 1000 --small-lgb-grid --resume`, i.e. the loss < 1/N run "
-             "capped at 1 000 learners and LightGBM tuned over 6 configurations; one split only (that split took ~40 min "
-             "of the 2-core machine, 658 s of it the 1 000 similarities). Why similarity-REBEL loses there and on "
-             "digits at <= 200 learners: `similarity_locality.md`.", ""] + errors + [
+             "capped at 1 000 learners and LightGBM tuned over 6 configurations; one split only (that split took "
+             "~40 min of the 2-core machine, 658 s of it the 1 000 similarities). Why similarity-REBEL loses there "
+             "and on digits at <= 200 learners: `similarity_locality.md`.", ""] + errors + [
              "", "Fit time in seconds of the chosen configuration (one fit; the tuning fits are in the JSON):", ""] + times + [
              "", "Paired by split: similarity-REBEL (loss < 1/N) lower / equal / higher test error than each rival:", ""
              ] + paired(results)

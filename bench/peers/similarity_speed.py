@@ -32,11 +32,13 @@ def data(n, d, K, seed=0):
 
 def fit(n, d, K, T, n_jobs):
     X, y = data(n, d, K)
+    load = os.getloadavg()[0]  # other users of the shared VM: wall time waits for them
     wall, cpu = time.perf_counter(), time.process_time()
     clf = REBELClassifier(weak_learner="similarity", n_estimators=T, n_jobs=n_jobs).fit(X, y)
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     candidates = clf.fit_info_["candidates"]
-    return {"n": n, "d": d, "K": K, "T": int(clf.n_estimators_), "n_jobs": n_jobs, "wall_s": wall, "cpu_s": cpu,
+    return {"n": n, "d": d, "K": K, "T": int(clf.n_estimators_), "n_jobs": n_jobs, "load_1min": load,
+            "wall_s": wall, "cpu_s": cpu,
             "ms_per_iteration": 1e3 * wall / clf.n_estimators_, "candidates_per_iteration": float(candidates.mean()),
             "us_per_candidate": 1e6 * wall / max(1, candidates.sum()),
             "train_error": float(np.mean(clf.predict(X) != y))}
@@ -53,10 +55,10 @@ def main():
     by_d = [fit(5_000, d, 26, args.iterations, 2) for d in (8, 16, 64, 256)]
     with open(args.out + ".json", "w") as handle:
         json.dump({"target": target, "one_thread": one_thread, "by_n": by_n, "by_d": by_d}, handle, indent=1)
-    row = ("| {n} | {d} | {K} | {T} | {n_jobs} | {wall_s:.1f} | {cpu_s:.1f} | {ms_per_iteration:.1f} | "
-           "{candidates_per_iteration:.0f} | {us_per_candidate:.0f} |")
-    head = ["| N | d | K | iterations | threads | wall s | CPU s | ms / iteration | candidates / iteration |"
-            " us / candidate |", "|---|---|---|---|---|---|---|---|---|---|"]
+    row = ("| {n} | {d} | {K} | {T} | {n_jobs} | {load_1min:.1f} | {wall_s:.1f} | {cpu_s:.1f} | "
+           "{ms_per_iteration:.1f} | {candidates_per_iteration:.0f} | {us_per_candidate:.0f} |")
+    head = ["| N | d | K | iterations | threads | load (uptime, 1 min) | wall s | CPU s | ms / iteration |"
+            " candidates / iteration | us / candidate |", "|---|---|---|---|---|---|---|---|---|---|---|"]
     lines = ["# Localized Similarities: training speed", "",
              "`OMP_WAIT_POLICY=passive flock /work/bench.lock python bench/peers/similarity_speed.py` "
              "(make_classification, one cluster per class; 2-core shared VM: wall time includes waiting for the CPU).",
