@@ -29,7 +29,7 @@ Binarization binarize(const double* signed_weights, std::size_t n, std::size_t K
   // U U^T (K x K) = D (S^T S) D with D = diag(inv_root); S^T S summed over fixed row blocks in order.
   const auto n_blocks = static_cast<std::ptrdiff_t>((n + kBlock - 1) / kBlock);
   std::vector<Eigen::MatrixXd> partial(static_cast<std::size_t>(n_blocks));
-  util::parallel_for(n_blocks, n * K * K >= (std::size_t{1} << 20) ? n_threads : 1, [&](std::ptrdiff_t b) {
+  util::parallel_for(n_blocks, util::threads_for(n * K * K, n_threads), [&](std::ptrdiff_t b) {
     const auto begin = static_cast<Eigen::Index>(static_cast<std::size_t>(b) * kBlock);
     const auto len = std::min<Eigen::Index>(static_cast<Eigen::Index>(kBlock), static_cast<Eigen::Index>(n) - begin);
     const auto rows = S.middleRows(begin, len);

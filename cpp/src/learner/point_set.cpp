@@ -76,8 +76,7 @@ void PointSet::squared_distances(const Probes& probes, std::size_t begin, std::s
 void PointSet::squared_distances(std::size_t j, double* out) const {
   const std::uint32_t index = static_cast<std::uint32_t>(j);
   const Probes one = probes(&index, 1);
-  const int threads = n_ * d_ >= (std::size_t{1} << 18) ? n_threads_ : 1;
-  util::parallel_for(n_blocks(), threads, [&](std::ptrdiff_t b) {
+  util::parallel_for(n_blocks(), util::threads_for(n_ * d_, n_threads_), [&](std::ptrdiff_t b) {
     const std::size_t begin = static_cast<std::size_t>(b) * block_rows_;
     squared_distances(one, begin, std::min(n_, begin + block_rows_), out + begin, n_);
   });

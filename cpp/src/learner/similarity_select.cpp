@@ -31,7 +31,7 @@ Eigen::VectorXd edges(const double* signed_weights, std::size_t n, std::size_t K
   const Eigen::Map<const RowMatrix> S(signed_weights, static_cast<Eigen::Index>(n), k);
   const auto n_blocks = static_cast<std::ptrdiff_t>((n + kBlock - 1) / kBlock);
   std::vector<Eigen::VectorXd> partial(static_cast<std::size_t>(n_blocks));
-  util::parallel_for(n_blocks, n * K >= (std::size_t{1} << 18) ? n_threads : 1, [&](std::ptrdiff_t b) {
+  util::parallel_for(n_blocks, util::threads_for(n * K, n_threads), [&](std::ptrdiff_t b) {
     const auto begin = static_cast<Eigen::Index>(static_cast<std::size_t>(b) * kBlock);
     const auto len = std::min<Eigen::Index>(static_cast<Eigen::Index>(kBlock), static_cast<Eigen::Index>(n) - begin);
     const Eigen::Map<const Eigen::VectorXd> gb(g + begin, len);
@@ -182,10 +182,12 @@ void SimilaritySelector::measure(const double* signed_weights, std::uint32_t i, 
   const std::ptrdiff_t n_blocks = points_.n_blocks();
   const std::size_t block_rows = points_.block_rows();
   std::vector<Eigen::MatrixXd> partial(static_cast<std::size_t>(n_blocks));
-  const std::size_t work = n * count * (points_.dim() + K_ + 16);
+  // Multiply-adds of the pass, counted 4 to a threads_for step (they run in SIMD lanes): at the default
+  // work per thread, threads from 2^23 of them on (passes of several milliseconds; waking threads costs
+  // more on a busy machine), and REBELBOOST_WORK_PER_THREAD reaches this region like every other.
+  const std::size_t work = n * count * (points_.dim() + K_ + 16) / 4;
   const bool sign = params_.step_rule == StepRule::kSign;
-  // Threads only for passes of several milliseconds: waking them costs more on a busy machine.
-  util::parallel_for(n_blocks, work >= (std::size_t{1} << 23) ? n_threads_ : 1, [&](std::ptrdiff_t blk) {
+  util::parallel_for(n_blocks, util::threads_for(work, n_threads_), [&](std::ptrdiff_t blk) {
     const std::size_t begin = static_cast<std::size_t>(blk) * block_rows, end = std::min(n, begin + block_rows);
     const std::size_t rows = end - begin;
     std::vector<double> d_j(rows * count);

@@ -193,7 +193,7 @@ TEST(SimilaritySelect, MaxCandidatesStopsTheLoop) {
 }
 
 TEST(SimilaritySelect, SameLearnerForEveryThreadCount) {
-  const std::size_t n = 3000, K = 5, d = 50;  // n d >= 2^17: threaded distance columns
+  const std::size_t n = 3000, K = 5, d = 50;  // 5 row blocks, threaded (REBELBOOST_WORK_PER_THREAD=64)
   const auto x = random_points(n, d, 8);
   const auto s = testing::random_signed_weights(n, K, 9);
   std::vector<SimilaritySelection> results;

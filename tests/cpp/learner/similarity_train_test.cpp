@@ -83,7 +83,7 @@ TEST(SimilarityTraining, XorReachesZeroTrainingError) {
 }
 
 TEST(SimilarityTraining, SameModelBitForBitForAnyThreadCount) {
-  const Dense<double> X = testing::random_matrix(3000, 50, 5);  // large enough for the threaded paths
+  const Dense<double> X = testing::random_matrix(3000, 50, 5);  // row blocks threaded (WORK_PER_THREAD=64)
   const auto y = random_labels(3000, 4, 6);
   std::string reference;
   for (const int threads : {1, 2, 3}) {
