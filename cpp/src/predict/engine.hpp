@@ -70,10 +70,19 @@ class Engine {
   template <typename T>
   void predict_stopping(const MatrixView<T>& X, std::size_t n, const StopRule::Stops& st, int n_threads,
                         std::int32_t* classes, std::uint32_t* n_learners) const;
-  // Decides the open lanes of a group (scores[k * 16 + lane], lane j holding row rows[j]) after t
-  // learners: writes their classes and learner counts; returns the lanes still open.
+  // Binary models: advances the open lanes of a group (lane j holding row rows[j]) from t_begin to t_end
+  // through the checkpoints `stops`; writes the classes and learner counts of the lanes that leave; returns
+  // the lanes still open.
+  template <typename T>
+  std::uint32_t advance_binary(const Group<T>& g, std::size_t t_begin, std::size_t t_end, const BinaryStops& stops,
+                               std::uint32_t open, const std::size_t* rows, std::int32_t* classes,
+                               std::uint32_t* n_learners) const;
+  // K >= 2 classes: decides the open lanes of a group (scores[k * 16 + lane], lane j holding row rows[j])
+  // after t learners: writes their classes and learner counts; returns the lanes still open and raises
+  // `spread` to the largest StopRule::spread among them.
   std::uint32_t decide_lanes(const double* scores, const std::size_t* rows, std::uint32_t open, std::size_t t,
-                             const StopRule::Stops& st, std::int32_t* classes, std::uint32_t* n_learners) const;
+                             const StopRule::Stops& st, std::int32_t* classes, std::uint32_t* n_learners,
+                             double& spread) const;
   // Work of one tree for one group, in the units of copying one value (the repacking decision).
   double group_tree_cost() const { return group_tree_cost_; }
 

@@ -1,12 +1,16 @@
 // Batch prediction of rows that may stop early (exact early exit, soft cascade).
 //
-// A chunk's rows start in groups of 16 lanes; all groups advance to the next checkpoint together, and there
-// every open lane is checked (StopRule). A decided row keeps its class and learner count; its lane goes on
-// being computed while its group has others running, for nothing. Once enough lanes are idle, the rows
-// still running are packed into fewer groups (their gathered columns and scores copied), when the tree work
-// it saves until the last learner exceeds the copying, counted in values moved. Each lane's arithmetic is
-// the same in any group, so the classes never depend on the packing, the chunking or the thread count.
+// A chunk's rows start in groups of 16 lanes and all groups advance together. Multi-class models: to the
+// next checkpoint where some running row of the chunk could be decided (StopRule::next_possible), where every
+// open lane is checked (StopRule). Binary models: kSyncLearners learners at a time, the checks made inside
+// the kernel with the 16 scores in registers. A decided row keeps its class and learner count; its lane goes
+// on being computed while its group has others running, for nothing. When the tree work it saves until the
+// last learner exceeds the copying (counted in values moved), the running lanes of the emptiest groups move
+// into the free lanes of the fullest ones (gathered columns and scores copied). Each lane's arithmetic is the
+// same in any group, so the classes never depend on the packing, the chunking or the thread count.
 #include <algorithm>
+#include <memory>
+#include <type_traits>
 #include <vector>
 
 #include "predict/engine.hpp"
@@ -20,11 +24,31 @@ namespace {
 constexpr std::size_t kChunkRows = 256;
 constexpr std::size_t kNoRow = static_cast<std::size_t>(-1);
 
-int popcount(std::uint32_t v) {
-  int n = 0;
-  for (; v; v &= v - 1) ++n;
-  return n;
-}
+// Binary models check inside the kernel (BinaryStops) and come back to the chunk, to pack the rows still
+// running, after this many learners; the interval doubles (up to kMaxSyncLearners) while no row leaves.
+constexpr std::size_t kSyncLearners = 32, kMaxSyncLearners = 256;
+
+std::size_t popcount(std::uint32_t v) { return static_cast<std::size_t>(__builtin_popcount(v)); }
+// The index of the lowest set bit of m != 0.
+std::size_t lowest_lane(std::uint32_t m) { return static_cast<std::size_t>(__builtin_ctz(m)); }
+
+// A binary model's checkpoints below n and their tests, computed once per call.
+struct BinaryPlan {
+  std::vector<std::size_t> at;
+  std::vector<BinaryTest> tests;
+
+  BinaryPlan(const StopRule& rule, const StopRule::Stops& st, std::size_t n) {
+    for (std::size_t s = st.next(0, n); s < n; s = st.next(s, n)) {
+      at.push_back(s);
+      tests.push_back(rule.binary_test(s, st));
+    }
+  }
+  // The checkpoints from index i on that are at most t_end.
+  BinaryStops between(std::size_t i, std::size_t t_end) const {
+    const auto last = std::upper_bound(at.begin() + static_cast<std::ptrdiff_t>(i), at.end(), t_end);
+    return {at.data() + i, tests.data() + i, static_cast<std::size_t>(last - at.begin()) - i};
+  }
+};
 
 // The groups of one chunk: group g's columns at xt[g * U * 16], scores at scores[g * K * 16], rows and open
 // lanes.
@@ -44,51 +68,81 @@ struct LiveGroups {
   T* xt_of(std::size_t g) { return xt.data() + g * U * kLanes; }
   double* scores_of(std::size_t g) { return scores.data() + g * K * kLanes; }
 
-  // The running lanes packed into ceil(live / 16) groups.
-  LiveGroups packed(std::size_t live) const {
-    LiveGroups out(U, K, (live + kLanes - 1) / kLanes);
-    std::size_t q = 0, l = 0;
+  // The groups by running lanes, most first (ties by index), and how many lanes packing the running ones
+  // into the first `keep` of them moves.
+  std::size_t order_groups(std::size_t keep, std::vector<std::size_t>& order) const {
+    order.clear();
     for (std::size_t g = 0; g < n; ++g)
-      for (std::size_t j = 0; j < kLanes; ++j) {
-        if (!((open[g] >> j) & 1u)) continue;
-        for (std::size_t u = 0; u < U; ++u) out.xt[(q * U + u) * kLanes + l] = xt[(g * U + u) * kLanes + j];
-        for (std::size_t k = 0; k < K; ++k) out.scores[(q * K + k) * kLanes + l] = scores[(g * K + k) * kLanes + j];
-        out.rows[q * kLanes + l] = rows[g * kLanes + j];
-        out.nan[q] |= nan[g];
-        out.open[q] |= 1u << l;
-        if (++l == kLanes) l = 0, ++q;
+      if (open[g]) order.push_back(g);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return popcount(open[a]) > popcount(open[b]); });
+    std::size_t moved = 0;
+    for (std::size_t i = keep; i < order.size(); ++i) moved += popcount(open[order[i]]);
+    return moved;
+  }
+
+  // Moves the running lanes of the groups order[keep..] into free lanes of order[0..keep) (which have room
+  // for them all); their columns, scores and rows go along.
+  void pack(const std::vector<std::size_t>& order, std::size_t keep) {
+    std::size_t d = 0;
+    for (std::size_t i = keep; i < order.size(); ++i) {
+      const std::size_t g = order[i];
+      for (std::uint32_t m = open[g]; m; m &= m - 1) {
+        const std::size_t j = lowest_lane(m);
+        while (open[order[d]] == 0xFFFFu) ++d;
+        const std::size_t q = order[d], l = lowest_lane(~open[q] & 0xFFFFu);
+        for (std::size_t u = 0; u < U; ++u) xt[(q * U + u) * kLanes + l] = xt[(g * U + u) * kLanes + j];
+        for (std::size_t k = 0; k < K; ++k) scores[(q * K + k) * kLanes + l] = scores[(g * K + k) * kLanes + j];
+        rows[q * kLanes + l] = rows[g * kLanes + j];
+        nan[q] |= nan[g];
+        open[q] |= 1u << l;
       }
-    return out;
+      open[g] = 0;
+    }
   }
 };
 
 }  // namespace
 
+template <typename T>
+std::uint32_t Engine::advance_binary(const Group<T>& g, std::size_t t_begin, std::size_t t_end, const BinaryStops& stops,
+                                     std::uint32_t open, const std::size_t* rows, std::int32_t* classes,
+                                     std::uint32_t* n_learners) const {
+  std::uint32_t left[kLanes], ones = 0, still = 0;
+  if constexpr (std::is_same_v<T, float>)
+    still = kernels_.advance_binary_f32(forest_.arrays(), g.Xt, g.has_nan, t_begin, t_end, stops, g.scores, open, left, &ones);
+  else
+    still = kernels_.advance_binary_f64(forest_.arrays(), g.Xt, g.has_nan, t_begin, t_end, stops, g.scores, open, left, &ones);
+  for (std::uint32_t m = open & ~still; m; m &= m - 1) {
+    const std::size_t j = lowest_lane(m);
+    classes[rows[j]] = static_cast<std::int32_t>((ones >> j) & 1u);
+    if (n_learners) n_learners[rows[j]] = left[j];
+  }
+  return still;
+}
+
 std::uint32_t Engine::decide_lanes(const double* scores, const std::size_t* rows, std::uint32_t open, std::size_t t,
-                                   const StopRule::Stops& st, std::int32_t* classes, std::uint32_t* n_learners) const {
+                                   const StopRule::Stops& st, std::int32_t* classes, std::uint32_t* n_learners,
+                                   double& spread) const {
   const std::size_t K = model_.n_outputs;
   std::int32_t decided[kLanes];
   std::uint32_t done = 0;
-  if (K == 1) {
-    done = stop_.decide_binary_lanes(scores, t, st, decided) & open;
-  } else {
-    LaneLeaders lanes;
-    kernels_.leaders(scores, K, lanes);
-    for (std::size_t j = 0; j < kLanes; ++j) {
-      if (!((open >> j) & 1u)) continue;
-      ExitBounds::Leaders l;
-      l.lead = static_cast<std::size_t>(lanes.lead[j]);
-      l.second = static_cast<std::size_t>(lanes.second[j]);
-      l.top = lanes.top[j];
-      l.runner = lanes.runner[j];
-      l.largest = lanes.largest[j];
-      decided[j] = stop_.decide(scores + j, kLanes, t, st, l);
-      done |= static_cast<std::uint32_t>(decided[j] >= 0) << j;
-    }
+  LaneLeaders lanes;
+  kernels_.leaders(scores, K, lanes);
+  for (std::uint32_t m = open; m; m &= m - 1) {
+    const std::size_t j = lowest_lane(m);
+    ExitBounds::Leaders l;
+    l.lead = static_cast<std::size_t>(lanes.lead[j]);
+    l.second = static_cast<std::size_t>(lanes.second[j]);
+    l.top = lanes.top[j];
+    l.runner = lanes.runner[j];
+    l.largest = lanes.largest[j];
+    decided[j] = stop_.decide(scores + j, kLanes, t, st, l);
+    done |= static_cast<std::uint32_t>(decided[j] >= 0) << j;
+    if (decided[j] < 0) spread = std::max(spread, lanes.top[j] - lanes.bottom[j]);
   }
   for (std::uint32_t m = done; m; m &= m - 1) {
-    std::size_t j = 0;
-    while (!((m >> j) & 1u)) ++j;
+    const std::size_t j = lowest_lane(m);
     classes[rows[j]] = decided[j];
     if (n_learners) n_learners[rows[j]] = static_cast<std::uint32_t>(t);
   }
@@ -101,9 +155,12 @@ void Engine::predict_stopping(const MatrixView<T>& X, std::size_t n, const StopR
   const ForestArrays& f = forest_.arrays();
   const std::size_t K = model_.n_outputs;
   const auto n_chunks = static_cast<std::ptrdiff_t>((X.n_rows + kChunkRows - 1) / kChunkRows);
+  std::unique_ptr<const BinaryPlan> plan;
+  if (K == 1) plan = std::make_unique<const BinaryPlan>(stop_, st, n);
   util::parallel_for(n_chunks, n_threads, [&](std::ptrdiff_t c) {
     const std::size_t begin = static_cast<std::size_t>(c) * kChunkRows, end = std::min(X.n_rows, begin + kChunkRows);
     LiveGroups<T> live(f.n_slots, K, (end - begin + kLanes - 1) / kLanes);
+    std::vector<std::size_t> order;
     for (std::size_t g = 0; g < live.n; ++g) {
       const std::size_t r0 = begin + g * kLanes, lanes = std::min(kLanes, end - r0);
       live.nan[g] = gather_group(X, r0, lanes, f, live.xt_of(g));
@@ -112,28 +169,48 @@ void Engine::predict_stopping(const MatrixView<T>& X, std::size_t n, const StopR
       live.open[g] = (lanes == kLanes ? 0xFFFFu : (1u << lanes) - 1);
     }
     std::size_t running = end - begin;
+    // The largest spread of a running row (StopRule::next_possible); every row starts at the bias.
+    double spread = StopRule::spread(model_.bias.data(), 1, K);
+    std::size_t first_stop = 0, sync = kSyncLearners;  // binary: the plan's first checkpoint after t
     for (std::size_t t = 0; t < n && running > 0;) {
-      const std::size_t next = st.next(t, n);
-      for (std::size_t g = 0; g < live.n; ++g)
-        if (live.open[g]) add(Group<T>{live.xt_of(g), live.nan[g] != 0, 0, kLanes, live.scores_of(g)}, t, next);
+      std::size_t next = n;
+      const std::size_t was_running = running;
+      if (K == 1) {  // checked inside the kernel up to the next sync
+        next = std::min(n, t + sync);
+        const BinaryStops stops = plan->between(first_stop, next);
+        first_stop += stops.n;
+        for (std::size_t g = 0; g < live.n; ++g)
+          if (live.open[g])
+            live.open[g] = advance_binary(Group<T>{live.xt_of(g), live.nan[g] != 0, 0, kLanes, live.scores_of(g)}, t,
+                                          next, stops, live.open[g], &live.rows[g * kLanes], classes, n_learners);
+      } else {
+        next = stop_.next_possible(t, spread, st);
+        for (std::size_t g = 0; g < live.n; ++g)
+          if (live.open[g]) add(Group<T>{live.xt_of(g), live.nan[g] != 0, 0, kLanes, live.scores_of(g)}, t, next);
+      }
       t = next;
       if (t == n) break;
       std::size_t busy = 0;
       running = 0;
+      spread = 0.0;
       for (std::size_t g = 0; g < live.n; ++g) {
         if (!live.open[g]) continue;
-        live.open[g] = decide_lanes(live.scores_of(g), &live.rows[g * kLanes], live.open[g], t, st, classes, n_learners);
-        running += static_cast<std::size_t>(popcount(live.open[g]));
+        if (K > 1)
+          live.open[g] = decide_lanes(live.scores_of(g), &live.rows[g * kLanes], live.open[g], t, st, classes,
+                                      n_learners, spread);
+        running += popcount(live.open[g]);
         busy += live.open[g] != 0;
       }
+      sync = running == was_running ? std::min(2 * sync, kMaxSyncLearners) : kSyncLearners;
       const std::size_t needed = (running + kLanes - 1) / kLanes;
+      if (needed == busy) continue;
       const double saved = static_cast<double>(busy - needed) * static_cast<double>(n - t) * group_tree_cost_;
-      if (needed < busy && saved > static_cast<double>(running * (live.U + K))) live = live.packed(running);
+      const std::size_t moved = live.order_groups(needed, order);
+      if (saved > static_cast<double>(moved * (live.U + K))) live.pack(order, needed);
     }
     for (std::size_t g = 0; g < live.n; ++g)
       for (std::uint32_t m = live.open[g]; m; m &= m - 1) {
-        std::size_t j = 0;
-        while (!((m >> j) & 1u)) ++j;
+        const std::size_t j = lowest_lane(m);
         const std::size_t r = live.rows[g * kLanes + j];
         classes[r] = class_of(live.scores_of(g) + j, K, kLanes);
         if (n_learners) n_learners[r] = static_cast<std::uint32_t>(n);

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <utility>
 
 namespace rebelboost::predict {
@@ -21,18 +22,46 @@ ExitBounds::ExitBounds(const Model& model) : K_(model.n_outputs) {
   const std::size_t P = K_ * (K_ - 1) / 2;
   class_sum_.assign(n_checkpoints_ * K_, 0.0);
   if (pairs_) pair_sum_.assign(n_checkpoints_ * P, 0.0);
+  if (K_ > 1) spread_sum_.assign(n_checkpoints_, 0.0);
   std::vector<double> cls(K_, 0.0), pair(pairs_ ? P : 0, 0.0);
+  double spread = 0.0;
   for (std::size_t c = 1; c < n_checkpoints_; ++c) {
     for (std::size_t t = (c - 1) * kGranularity; t < std::min(T, c * kGranularity); ++t) {
       const std::vector<double>& a = model.step(t);
       for (std::size_t k = 0; k < K_; ++k) cls[k] += std::fabs(a[k]);
+      if (K_ > 1) spread += *std::max_element(a.begin(), a.end()) - *std::min_element(a.begin(), a.end());
       if (pairs_)
         for (std::size_t l = 0; l < K_; ++l)
           for (std::size_t j = l + 1; j < K_; ++j) pair[pair_index(l, j, K_)] += std::fabs(a[l] - a[j]);
     }
     std::copy(cls.begin(), cls.end(), class_sum_.begin() + static_cast<std::ptrdiff_t>(c * K_));
     if (pairs_) std::copy(pair.begin(), pair.end(), pair_sum_.begin() + static_cast<std::ptrdiff_t>(c * P));
+    if (K_ > 1) spread_sum_[c] = spread;
   }
+}
+
+// decided() needs P_lead - P_j > reach(j) for every j, so a spread above max_{j != lead} reach(j), at least
+// min_l max_{j != l} reach_l(j); with per-class sums reach_l(j) = R_l + R_j >= max_k R_k.
+double ExitBounds::needed(std::size_t s, const Range& r) const {
+  const std::size_t c = s / kGranularity;
+  if (K_ == 1) return class_sum_[r.end] - class_sum_[c];
+  if (!pairs_) {
+    double most = 0.0;
+    for (std::size_t k = 0; k < K_; ++k) most = std::max(most, class_sum_[r.end * K_ + k] - class_sum_[c * K_ + k]);
+    return most;
+  }
+  const std::size_t n_pairs = K_ * (K_ - 1) / 2;
+  double least = std::numeric_limits<double>::infinity();
+  for (std::size_t l = 0; l < K_; ++l) {
+    double most = 0.0;
+    for (std::size_t j = 0; j < K_; ++j) {
+      if (j == l) continue;
+      const std::size_t p = l < j ? pair_index(l, j, K_) : pair_index(j, l, K_);
+      most = std::max(most, pair_sum_[r.end * n_pairs + p] - pair_sum_[c * n_pairs + p]);
+    }
+    least = std::min(least, most);
+  }
+  return least;
 }
 
 ExitBounds::Range ExitBounds::range(std::size_t n) const {

@@ -58,11 +58,22 @@ class ExitBounds {
     remaining = class_sum_[r.end] - class_sum_[s / kGranularity];
   }
 
+  // Checkpoints that cannot decide a row, skipped unchecked. A row's spread is |P| (K = 1) or
+  // max_k P_k - min_k P_k; decided() returns -1 at checkpoint s unless the spread exceeds needed(s), and
+  // from learner t to s (t <= s) the spread grows by at most growth(t, s) = sum_{t <= u < s} (max_k a_uk -
+  // min_k a_uk) (|a_u| for K = 1), both before rounding, which StopRule::next_possible allows for.
+  double growth(std::size_t t, std::size_t s) const {
+    const std::vector<double>& sum = K_ == 1 ? class_sum_ : spread_sum_;
+    return sum[std::min((s + kGranularity - 1) / kGranularity, n_checkpoints_ - 1)] - sum[t / kGranularity];
+  }
+  double needed(std::size_t s, const Range& r) const;
+
  private:
   std::size_t K_ = 1, n_checkpoints_ = 1;
   bool pairs_ = false;
   std::vector<double> class_sum_;  // [c * K + k]: sum_{t < c kGranularity} |a_tk|
   std::vector<double> pair_sum_;   // [c * K (K - 1) / 2 + pair(l, j)]: sum_{t < c kGranularity} |a_tl - a_tj|
+  std::vector<double> spread_sum_;  // [c] (K >= 2): sum_{t < c kGranularity} (max_k a_tk - min_k a_tk)
 };
 
 }  // namespace rebelboost::predict

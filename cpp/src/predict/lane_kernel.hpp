@@ -190,6 +190,7 @@ void leaders(const double* acc, std::size_t K, LaneLeaders& out) {
     const bool swap = b > a;
     out.top[j] = swap ? b : a;
     out.runner[j] = swap ? a : b;
+    out.bottom[j] = swap ? a : b;
     out.lead[j] = swap ? 1 : 0;
     out.second[j] = swap ? 0 : 1;
     const double fa = a < 0 ? -a : a, fb = b < 0 ? -b : b;
@@ -204,13 +205,66 @@ void leaders(const double* acc, std::size_t K, LaneLeaders& out) {
       out.lead[j] = new_top ? static_cast<std::int32_t>(k) : out.lead[j];
       out.top[j] = new_top ? v : out.top[j];
       out.largest[j] = fv > out.largest[j] ? fv : out.largest[j];
+      out.bottom[j] = v < out.bottom[j] ? v : out.bottom[j];
     }
+}
+
+// BinaryTest on the open lanes of scores p[j]: the mask of those leaving, and of those leaving with class 1.
+// Each comparison a > b (a <= b) is made as a - b > 0 (a - b <= 0), which has the same answer for finite a
+// and b (a rounded difference keeps its sign and is 0 only when a = b), so the masks come from the Ops'
+// 16-lane compares; NaN thresholds compare false, as in StopRule::decide.
+template <class Ops>
+REBELBOOST_KERNEL_INLINE std::uint32_t decide_binary(const double* p, const BinaryTest& test, std::uint32_t open,
+                                                     std::uint32_t& one) {
+  double up[kLanes], down[kLanes], to_one[kLanes], to_zero[kLanes];
+  for (std::size_t j = 0; j < kLanes; ++j) {
+    const double v = p[j], fv = v < 0 ? -v : v, margin = test.margin_scale * (2.0 * fv + test.mass);
+    up[j] = (v - test.remaining) - margin;      // > 0: v - remaining > margin
+    down[j] = -margin - (v + test.remaining);   // > 0: v + remaining < -margin
+    to_one[j] = test.theta1 - v;                // <= 0: v >= theta1
+    to_zero[j] = test.theta0 + v;               // <= 0: -v >= theta0
+  }
+  const std::uint32_t u = Ops::greater(up, 0.0), d = Ops::greater(down, 0.0);
+  const std::uint32_t is_one = u | (~d & ~Ops::not_le(to_one, 0.0));
+  const std::uint32_t is_zero = d | (~u & ~Ops::not_le(to_zero, 0.0));
+  const std::uint32_t leave = (is_one | is_zero) & open;
+  one = is_one & leave;
+  return leave;
+}
+
+template <class Ops, typename T, bool kNaN>
+std::uint32_t advance_binary_impl(const ForestArrays& f, const T* Xt, std::size_t t, std::size_t t_end,
+                                  const BinaryStops& stops, double* acc, std::uint32_t open, std::uint32_t* left,
+                                  std::uint32_t* ones) {
+  double a[kLanes];
+  for (std::size_t j = 0; j < kLanes; ++j) a[j] = acc[j];
+  const auto add = [&](std::size_t tree, std::uint32_t neg) { Ops::add(a, f.steps[tree], neg); };
+  for (std::size_t i = 0; i < stops.n && open; ++i) {
+    for_each_tree<Ops, T, kNaN>(f, Xt, t, stops.at[i], add);
+    t = stops.at[i];
+    std::uint32_t one = 0;
+    const std::uint32_t leave = decide_binary<Ops>(a, stops.tests[i], open, one);
+    for (std::uint32_t m = leave; m; m &= m - 1) left[__builtin_ctz(m)] = static_cast<std::uint32_t>(t);
+    *ones |= one;
+    open &= ~leave;
+  }
+  if (open) for_each_tree<Ops, T, kNaN>(f, Xt, t, t_end, add);
+  for (std::size_t j = 0; j < kLanes; ++j) acc[j] = a[j];
+  return open;
+}
+
+template <class Ops, typename T>
+std::uint32_t advance_binary(const ForestArrays& f, const T* Xt, bool has_nan, std::size_t t_begin, std::size_t t_end,
+                             const BinaryStops& stops, double* acc, std::uint32_t open, std::uint32_t* left,
+                             std::uint32_t* ones) {
+  if (has_nan) return advance_binary_impl<Ops, T, true>(f, Xt, t_begin, t_end, stops, acc, open, left, ones);
+  return advance_binary_impl<Ops, T, false>(f, Xt, t_begin, t_end, stops, acc, open, left, ones);
 }
 
 template <class Ops>
 Kernels make_kernels(const char* name) {
   return {name, &accumulate<Ops, float>, &accumulate<Ops, double>, &outputs<Ops, float>, &outputs<Ops, double>,
-          &leaders};
+          &leaders, &advance_binary<Ops, float>, &advance_binary<Ops, double>};
 }
 
 }  // namespace

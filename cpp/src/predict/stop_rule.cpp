@@ -1,6 +1,7 @@
 // The checkpoints of a prediction call and the decision at each (see stop_rule.hpp).
 #include "predict/stop_rule.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -42,27 +43,49 @@ std::int32_t StopRule::decide(const double* s, std::size_t stride, std::size_t t
   return decide(s, stride, t, st, K == 1 ? ExitBounds::Leaders{} : ExitBounds::leaders(s, stride, K));
 }
 
-std::uint32_t StopRule::decide_binary_lanes(const double* p, std::size_t t, const Stops& st, std::int32_t* decided) const {
-  double remaining = 0.0, margin_scale = st.range.margin_scale, mass = st.range.mass;
-  bounds_.binary_remaining(t, st.range, remaining);
-  double theta0 = std::numeric_limits<double>::infinity(), theta1 = theta0;
+double StopRule::spread(const double* s, std::size_t stride, std::size_t K) {
+  if (K == 1) return std::fabs(s[0]);
+  double lo = s[0], hi = s[0];
+  for (std::size_t k = 1; k < K; ++k) {
+    lo = std::min(lo, s[k * stride]);
+    hi = std::max(hi, s[k * stride]);
+  }
+  return hi - lo;
+}
+
+std::size_t StopRule::next_possible(std::size_t t, double spread, const Stops& st) const {
+  const std::size_t n = st.range.n;
+  // The spread after s learners, as rounded additions reach it, stays below this (the rounding is far
+  // below 2^-20 of the magnitudes, see exit_bounds.hpp).
+  const double slack = std::ldexp(1.0, -20);
+  for (std::size_t s = st.next(t, n); s < n; s = st.next(s, n)) {
+    const double reach = (spread + bounds_.growth(t, s)) * (1.0 + slack) + slack * st.range.mass;
+    if (reach >= bounds_.needed(s, st.range)) return s;
+    const std::size_t c = st.cascade ? s / st.every - 1 : st.n_checkpoints;
+    if (c >= st.n_checkpoints) continue;
+    // A cascade leaves with a margin (|P| for K = 1, the leader's lead, below the spread, for K >= 2) at
+    // least some threshold of this checkpoint.
+    const std::size_t w = model_.n_classes();
+    double least = std::numeric_limits<double>::infinity();
+    for (const double* theta = st.cascade->thresholds.data() + c * w; theta != st.cascade->thresholds.data() + (c + 1) * w; ++theta)
+      if (*theta < least) least = *theta;
+    if (reach >= least) return s;
+  }
+  return n;
+}
+
+BinaryTest StopRule::binary_test(std::size_t t, const Stops& st) const {
+  BinaryTest test{0.0, st.range.margin_scale, st.range.mass, std::numeric_limits<double>::infinity(),
+                  std::numeric_limits<double>::infinity()};
+  bounds_.binary_remaining(t, st.range, test.remaining);
   if (st.cascade) {
     const std::size_t c = t / st.every - 1;
     if (c < st.n_checkpoints) {
-      theta0 = st.cascade->thresholds[2 * c];
-      theta1 = st.cascade->thresholds[2 * c + 1];
+      test.theta0 = st.cascade->thresholds[2 * c];
+      test.theta1 = st.cascade->thresholds[2 * c + 1];
     }
   }
-  std::uint32_t mask = 0;
-  for (std::size_t j = 0; j < kLanes; ++j) {
-    const double v = p[j], margin = margin_scale * (2.0 * std::fabs(v) + mass);
-    // The exact bound first, then the cascade (as decide()).
-    const bool one = v - remaining > margin || (!(v + remaining < -margin) && v >= theta1);
-    const bool zero = v + remaining < -margin || (!(v - remaining > margin) && -v >= theta0);
-    decided[j] = one ? 1 : 0;
-    mask |= static_cast<std::uint32_t>(one || zero) << j;
-  }
-  return mask;
+  return test;
 }
 
 }  // namespace rebelboost::predict

@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "predict/exit_bounds.hpp"
+#include "predict/kernels.hpp"
 #include "rebelboost/model.hpp"
 #include "rebelboost/predict.hpp"
 
@@ -39,9 +40,16 @@ class StopRule {
   std::int32_t decide(const double* s, std::size_t stride, std::size_t t, const Stops& st,
                       const ExitBounds::Leaders& l) const;
   std::int32_t decide(const double* s, std::size_t stride, std::size_t t, const Stops& st) const;
-  // The same for the 16 lanes of a binary model's group (scores p[lane]): the mask of lanes decided, their
-  // classes in decided[lane]. One pass without branches per lane.
-  std::uint32_t decide_binary_lanes(const double* p, std::size_t t, const Stops& st, std::int32_t* decided) const;
+  // The same for the lanes of a binary model's group, as the test the kernels apply (BinaryTest).
+  BinaryTest binary_test(std::size_t t, const Stops& st) const;
+
+  // A row's spread: |s[0]| for K = 1, else max_k s[k * stride] - min_k s[k * stride].
+  static double spread(const double* s, std::size_t stride, std::size_t K);
+  // The first checkpoint after t (0 or a checkpoint) where a row whose spread after t learners is at most
+  // `spread` could be decided (st.range.n if none): the checkpoints between cannot decide it (neither the
+  // exact bound nor the cascade's thresholds are within reach), so skipping them changes no class and no
+  // learner count, and saves their checks.
+  std::size_t next_possible(std::size_t t, double spread, const Stops& st) const;
 
   const ExitBounds& bounds() const { return bounds_; }
 
@@ -58,7 +66,7 @@ std::int32_t predict_with_stops(const StopRule& rule, const Model& model, const 
   const StopRule::Stops st = rule.stops(options, n);
   for (std::size_t k = 0; k < model.n_outputs; ++k) scores[k] = model.bias[k];
   for (std::size_t t = 0; t < n;) {
-    const std::size_t next = st.next(t, n);
+    const std::size_t next = st.active ? rule.next_possible(t, StopRule::spread(scores, 1, model.n_outputs), st) : n;
     advance(t, next);
     t = next;
     if (t == n) break;

@@ -99,32 +99,39 @@ TEST(Cascade, CalibrationStaysWithinItsBudgetOnItsRows) {
 }
 
 TEST(Cascade, EveryPathAndKernelSetFollowsTheCascade) {
-  const Problem p = problem(3, 11);
-  CascadeTarget target;
-  target.value = 0.02;
-  target.every = 2;
-  Model m = p.model;
-  m.cascade = Predictor(p.model).calibrate_cascade(p.X.c_view(), p.y.data(), target);
-  PredictOptions options;
-  options.cascade = true;
-  std::vector<std::int32_t> want(p.y.size());
-  std::vector<std::uint32_t> want_counts(p.y.size());
-  predict::Engine(m, predict::generic_kernels()).predict(p.X.c_view(), want.data(), options, want_counts.data());
-  for (const predict::Kernels* k : {predict::avx2_kernels(), predict::avx512_kernels()}) {
-    if (!k) continue;
-    std::vector<std::int32_t> got(p.y.size());
-    std::vector<std::uint32_t> counts(p.y.size());
-    predict::Engine(m, *k).predict(p.X.c_view(), got.data(), options, counts.data());
-    EXPECT_EQ(got, want) << k->name;
-    EXPECT_EQ(counts, want_counts) << k->name;
-  }
-  const Predictor predictor(m);
-  std::vector<double> scratch(3);
-  for (std::size_t r = 0; r < p.y.size(); ++r) {
-    std::uint32_t count = 0;
-    ASSERT_EQ(predictor.predict_row(&p.X.c_order[r * 5], 1, scratch.data(), options, &count), want[r]);
-    ASSERT_EQ(count, want_counts[r]);
-  }
+  // Binary models are checked inside the kernels (every 1 and 2), multi-class ones outside.
+  for (const std::size_t n_classes : {std::size_t{2}, std::size_t{3}})
+    for (const std::uint32_t every : {1u, 2u}) {
+      const Problem p = problem(n_classes, 11);
+      CascadeTarget target;
+      target.value = 0.02;
+      target.every = every;
+      Model m = p.model;
+      m.cascade = Predictor(p.model).calibrate_cascade(p.X.c_view(), p.y.data(), target);
+      PredictOptions options;
+      options.cascade = true;
+      std::vector<std::int32_t> want(p.y.size());
+      std::vector<std::uint32_t> want_counts(p.y.size());
+      predict::Engine(m, predict::generic_kernels()).predict(p.X.c_view(), want.data(), options, want_counts.data());
+      for (const predict::Kernels* k : {predict::avx2_kernels(), predict::avx512_kernels()}) {
+        if (!k) continue;
+        std::vector<std::int32_t> got(p.y.size());
+        std::vector<std::uint32_t> counts(p.y.size());
+        predict::Engine(m, *k).predict(p.X.c_view(), got.data(), options, counts.data());
+        EXPECT_EQ(got, want) << k->name << " classes " << n_classes << " every " << every;
+        EXPECT_EQ(counts, want_counts) << k->name << " classes " << n_classes << " every " << every;
+      }
+      const Predictor predictor(m);
+      std::vector<double> scratch(m.n_outputs);
+      std::size_t early = 0;
+      for (std::size_t r = 0; r < p.y.size(); ++r) {
+        std::uint32_t count = 0;
+        ASSERT_EQ(predictor.predict_row(&p.X.c_order[r * 5], 1, scratch.data(), options, &count), want[r]);
+        ASSERT_EQ(count, want_counts[r]);
+        early += count < m.trees.size();
+      }
+      EXPECT_GT(early, p.y.size() / 4) << "the cascade should stop many rows early";
+    }
 }
 
 TEST(Cascade, InfiniteThresholdsAreTheExactExit) {

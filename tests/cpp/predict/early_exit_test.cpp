@@ -102,6 +102,23 @@ TEST(EarlyExit, EveryKernelSetAndTies) {
     predict::Engine(m, *k).predict(X.c_view(), got.data(), exit, nullptr);
     EXPECT_EQ(got, want) << k->name;
   }
+  // Binary models decide inside the kernels: same classes and learner counts in every set as row by row.
+  const Model b = hard_model(9, 1, 2, 200);
+  predict::Engine(b).predict(X.c_view(), want.data(), PredictOptions{}, nullptr);
+  const Predictor predictor(b);
+  for (const std::size_t every : {std::size_t{4}, std::size_t{8}}) {
+    exit.check_every = every;
+    std::vector<std::uint32_t> want_counts(X.n_rows), counts(X.n_rows);
+    double scratch = 0.0;
+    for (std::size_t r = 0; r < X.n_rows; ++r)
+      ASSERT_EQ(predictor.predict_row(&X.c_order[r * 5], 1, &scratch, exit, &want_counts[r]), want[r]);
+    for (const predict::Kernels* k : {&predict::generic_kernels(), predict::avx2_kernels(), predict::avx512_kernels()}) {
+      if (!k) continue;
+      predict::Engine(b, *k).predict(X.c_view(), got.data(), exit, counts.data());
+      EXPECT_EQ(got, want) << k->name;
+      EXPECT_EQ(counts, want_counts) << k->name << " every " << every;
+    }
+  }
 }
 
 // Two classes whose scores end within an ulp or two of each other after long cancelling sums: the
@@ -195,6 +212,40 @@ TEST(ExitBounds, PairSumsMatchADirectSum) {
   EXPECT_EQ(bounds.decided(P.data(), 1, s, range, predict::ExitBounds::leaders(P.data(), 1, 4)), -1);
   P[3] = reach * (1 + 1e-9) + margin * 2.0 + 1e-9;
   EXPECT_EQ(bounds.decided(P.data(), 1, s, range, predict::ExitBounds::leaders(P.data(), 1, 4)), 3);
+}
+
+// Skipping checkpoints (StopRule::next_possible, in batches and row by row) must not change when a row
+// leaves: the reference checks every checkpoint of every row, scores from decision_row on the first s
+// learners (the same additions in the same order) and the rule's decide().
+TEST(EarlyExit, LearnerCountsAreTheFirstDecidingCheckpoint) {
+  for (const std::size_t K : {std::size_t{1}, std::size_t{2}, std::size_t{7}, std::size_t{20}}) {
+    const Model m = hard_model(K + 40, K, 3, 160);  // K > 2: classes 0 and 1 tie, others can lead
+    const Dense<double> X = rows(200, K + 1);
+    const predict::Engine engine(m);
+    PredictOptions exit;
+    exit.early_exit = true;
+    exit.check_every = 4;
+    const std::size_t n = m.trees.size();
+    const predict::StopRule::Stops st = engine.stop_rule().stops(exit, n);
+    std::vector<std::int32_t> got(X.n_rows);
+    std::vector<std::uint32_t> counts(X.n_rows);
+    engine.predict(X.c_view(), got.data(), exit, counts.data());
+    std::vector<double> scores(K);
+    std::size_t early = 0;
+    for (std::size_t r = 0; r < X.n_rows; ++r) {
+      std::size_t want = n;
+      for (std::size_t s = st.every; s < n && want == n; s += st.every) {
+        engine.decision_row(&X.c_order[r * 5], 1, scores.data(), s);
+        if (engine.stop_rule().decide(scores.data(), 1, s, st) >= 0) want = s;
+      }
+      ASSERT_EQ(counts[r], want) << "K " << K << " row " << r;
+      std::uint32_t alone = 0;
+      engine.predict_row(&X.c_order[r * 5], 1, scores.data(), exit, &alone);
+      ASSERT_EQ(alone, want) << "K " << K << " row " << r;
+      early += want < n;
+    }
+    EXPECT_GT(early, 0u) << "K " << K;
+  }
 }
 
 }  // namespace
