@@ -129,8 +129,14 @@ std::uint32_t Engine::decide_lanes(const double* scores, const std::size_t* rows
   std::uint32_t done = 0;
   LaneLeaders lanes;
   kernels_.leaders(scores, K, lanes);
+  // Without a cascade only the exact bound decides, and never a lane whose spread is at most `needed`.
+  const double needed = st.cascade ? -1.0 : stop_.needed(t, st);
   for (std::uint32_t m = open; m; m &= m - 1) {
     const std::size_t j = lowest_lane(m);
+    if (!(lanes.top[j] - lanes.bottom[j] > needed)) {
+      spread = std::max(spread, lanes.top[j] - lanes.bottom[j]);
+      continue;
+    }
     ExitBounds::Leaders l;
     l.lead = static_cast<std::size_t>(lanes.lead[j]);
     l.second = static_cast<std::size_t>(lanes.second[j]);

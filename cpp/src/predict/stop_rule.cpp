@@ -11,6 +11,18 @@
 
 namespace rebelboost::predict {
 
+StopRule::StopRule(const Model& model) : model_(model), bounds_(model), all_(bounds_.range(model.n_learners())) {
+  const std::size_t g = ExitBounds::kGranularity;
+  if (model.n_outputs > ExitBounds::kMaxPairClasses) return;  // O(K) each: computed when asked
+  needed_.resize(model.n_learners() / g + 1);
+  for (std::size_t c = 0; c < needed_.size(); ++c) needed_[c] = bounds_.needed(c * g, all_);
+}
+
+double StopRule::needed(std::size_t s, const Stops& st) const {
+  const std::size_t c = s / ExitBounds::kGranularity;
+  return st.range.n == all_.n && c < needed_.size() ? needed_[c] : bounds_.needed(s, st.range);
+}
+
 StopRule::Stops StopRule::stops(const PredictOptions& options, std::size_t n) const {
   Stops st;
   if (options.cascade && model_.cascade.empty())
@@ -60,7 +72,7 @@ std::size_t StopRule::next_possible(std::size_t t, double spread, const Stops& s
   const double slack = std::ldexp(1.0, -20);
   for (std::size_t s = st.next(t, n); s < n; s = st.next(s, n)) {
     const double reach = (spread + bounds_.growth(t, s)) * (1.0 + slack) + slack * st.range.mass;
-    if (reach >= bounds_.needed(s, st.range)) return s;
+    if (reach >= needed(s, st)) return s;
     const std::size_t c = st.cascade ? s / st.every - 1 : st.n_checkpoints;
     if (c >= st.n_checkpoints) continue;
     // A cascade leaves with a margin (|P| for K = 1, the leader's lead, below the spread, for K >= 2) at

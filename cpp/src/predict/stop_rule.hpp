@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "predict/exit_bounds.hpp"
 #include "predict/kernels.hpp"
@@ -15,7 +16,7 @@ namespace rebelboost::predict {
 // Built once per compiled model (the exact-exit bounds of its step vectors); `model` must outlive it.
 class StopRule {
  public:
-  explicit StopRule(const Model& model) : model_(model), bounds_(model) {}
+  explicit StopRule(const Model& model);
 
   // Learners between two checks for an early decision, unless PredictOptions::check_every says otherwise.
   static constexpr std::size_t kDefaultCheckEvery = 8;
@@ -50,12 +51,17 @@ class StopRule {
   // exact bound nor the cascade's thresholds are within reach), so skipping them changes no class and no
   // learner count, and saves their checks.
   std::size_t next_possible(std::size_t t, double spread, const Stops& st) const;
+  // ExitBounds::needed(s, st.range): a row whose spread is at most this is not decided by the exact bound at
+  // checkpoint s (tabled at construction for calls using every learner, up to kMaxPairClasses classes).
+  double needed(std::size_t s, const Stops& st) const;
 
   const ExitBounds& bounds() const { return bounds_; }
 
  private:
   const Model& model_;
   ExitBounds bounds_;
+  ExitBounds::Range all_;       // the range of a call with every learner
+  std::vector<double> needed_;  // [s / kGranularity]: ExitBounds::needed(s, all_)
 };
 
 // One row from checkpoint to checkpoint: advance(t_begin, t_end) adds those learners to scores[0..K),
