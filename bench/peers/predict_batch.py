@@ -4,8 +4,9 @@ make_classification (50 features, float32), binary; each library trains 1 000 de
 100 000 rows (XGBoost hist max_depth=2, LightGBM num_leaves=4 max_depth=2); all predict raw scores for another
 100 000 rows with 2 threads (--threads). Beside it, rebelboost's class prediction with exact early exit and
 with a soft cascade: that model is trained on the first 80 000 training rows and its cascade calibrated on the
-last 20 000 (a validation split of the training set; max_accuracy_loss --target), then both report the mean
-learners per row and the test error on the other 100 000 rows.
+last 20 000 (a validation split of the training set; max_accuracy_loss --target; checkpoints after every
+learner, and every 16 learners), then both report the mean learners per row and the test error on the other
+100 000 rows.
 Timings: min over --repeats rounds, the calls interleaved, after a warm-up; Python call overhead included
 for everyone; OMP_WAIT_POLICY=passive for the OpenMP libraries (rebelboost, XGBoost, LightGBM use it).
 
@@ -15,6 +16,7 @@ for everyone; OMP_WAIT_POLICY=passive for the OpenMP libraries (rebelboost, XGBo
 from __future__ import annotations
 
 import argparse
+import copy
 import os
 import platform
 import sys
@@ -51,6 +53,7 @@ def main(argv=None):
     parser.add_argument("--repeats", type=int, default=9)
     parser.add_argument("--target", type=float, default=0.002, help="cascade max_accuracy_loss")
     args = parser.parse_args(argv)
+    load_before = f"{os.getloadavg()[0]:.2f}"
     t = args.threads
     X, y = make_classification(n_samples=200_000, n_features=50, n_informative=20, random_state=0)
     X = X.astype(np.float32)
@@ -62,7 +65,9 @@ def main(argv=None):
     booster.set_param({"nthread": t})
     lg = lgb.LGBMClassifier(n_estimators=1000, num_leaves=4, max_depth=2, n_jobs=t, verbose=-1).fit(X_train, y_train)
     cascaded = AdaBoostClassifier(n_estimators=1000, max_depth=2, n_jobs=t).fit(X_train[:80_000], y_train[:80_000])
+    sparse = copy.deepcopy(cascaded)  # the same model and target, checked every 16 learners
     cascaded.calibrate_cascade(X_train[80_000:], y_train[80_000:], max_accuracy_loss=args.target)
+    sparse.calibrate_cascade(X_train[80_000:], y_train[80_000:], max_accuracy_loss=args.target, every=16)
     assert ours.n_estimators_ == cascaded.n_estimators_ == 1000
 
     fns = {
@@ -73,12 +78,15 @@ def main(argv=None):
         "rebelboost predict, exact early exit": lambda: ours.predict(X_test, early_exit=True),
         "rebelboost (80k + calibrated) predict, full": lambda: cascaded.predict(X_test),
         "rebelboost (80k + calibrated) predict, cascade": lambda: cascaded.predict(X_test, cascade=True),
+        "rebelboost (80k + calibrated) predict, cascade every 16": lambda: sparse.predict(X_test, cascade=True),
     }
     best = interleaved_best(fns, args.repeats)
     learners = {
         "rebelboost predict, exact early exit": ours.predict(X_test, early_exit=True, return_n_learners=True)[1].mean(),
         "rebelboost (80k + calibrated) predict, cascade": cascaded.predict(X_test, cascade=True,
                                                                         return_n_learners=True)[1].mean(),
+        "rebelboost (80k + calibrated) predict, cascade every 16": sparse.predict(X_test, cascade=True,
+                                                                                 return_n_learners=True)[1].mean(),
     }
     errors = {
         "rebelboost predict": np.mean(ours.predict(X_test) != y_test),
@@ -87,6 +95,7 @@ def main(argv=None):
         "rebelboost predict, exact early exit": np.mean(ours.predict(X_test, early_exit=True) != y_test),
         "rebelboost (80k + calibrated) predict, full": np.mean(cascaded.predict(X_test) != y_test),
         "rebelboost (80k + calibrated) predict, cascade": np.mean(cascaded.predict(X_test, cascade=True) != y_test),
+        "rebelboost (80k + calibrated) predict, cascade every 16": np.mean(sparse.predict(X_test, cascade=True) != y_test),
     }
     xgb_time = best["XGBoost inplace_predict (margin)"]
     rows = []
@@ -101,7 +110,9 @@ def main(argv=None):
              f"{t} threads ({cpu})", "",
              "Command: `OMP_WAIT_POLICY=passive flock /work/bench.lock python bench/peers/predict_batch.py` "
              f"(min of {args.repeats} interleaved rounds; each library's own model trained on the same 100 000 rows; "
-             f"the cascade model on 80 000 of them, calibrated on the other 20 000 with max_accuracy_loss={args.target}).",
+             f"the cascade model on 80 000 of them, calibrated on the other 20 000 with max_accuracy_loss={args.target}, "
+             f"checked after every learner (calibrate_cascade's default) or every 16). Load average before the run: "
+             f"{load_before}, after: {os.getloadavg()[0]:.2f}.",
              "",
              "| call | ms | ns per row | XGBoost time / this | learners per row | test error |",
              "|---|---|---|---|---|---|"]
