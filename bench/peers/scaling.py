@@ -132,6 +132,7 @@ def main(argv=None):
     parser.add_argument("--libraries", default=",".join(LIBRARIES))
     parser.add_argument("--out", default=os.path.join(RESULTS, "scaling.md"))
     args = parser.parse_args(argv)
+    args.load_before = f"{os.getloadavg()[0]:.2f}"
     counts = [int(t) for t in args.threads.split(",")] if args.threads else thread_counts()
     libraries = args.libraries.split(",")
     results = {}
@@ -149,7 +150,8 @@ def main(argv=None):
 def write(results, counts, libraries, args):
     cores = os.cpu_count()
     lines = [f"# Training speed against threads ({time.strftime('%Y-%m-%d')})", "",
-             f"Command: `python bench/peers/scaling.py --repeats {args.repeats}`", "",
+             f"Command: `flock /work/bench.lock python bench/peers/{' '.join(os.path.basename(a) if i == 0 else a for i, a in enumerate(sys.argv))}`", "",
+             f"Load average before / after (uptime): {args.load_before} / {os.getloadavg()[0]:.2f}", "",
              f"Machine: {platform.processor() or platform.machine()}, {cores} logical CPUs (a shared VM: other jobs may "
              "run; libraries are interleaved, medians of the repeats). Default OpenMP settings. Setup: time before the "
              "first tree (binning / Dataset / QuantileDMatrix). Per tree: median per-iteration interval (REBEL on "
