@@ -125,18 +125,32 @@ std::uint32_t Engine::decide_lanes(const double* scores, const std::size_t* rows
                                    const StopRule::Stops& st, std::int32_t* classes, std::uint32_t* n_learners,
                                    double& spread) const {
   const std::size_t K = model_.n_outputs;
+  // Without a cascade only the exact bound decides, and never a lane whose spread is at most `needed`:
+  // the spreads first (a max and a min per class), the leaders only for the lanes that pass.
+  const double needed = st.cascade ? -1.0 : stop_.needed(t, st);
+  double hi[kLanes], lo[kLanes];
+  for (std::size_t j = 0; j < kLanes; ++j) hi[j] = lo[j] = scores[j];
+  for (std::size_t k = 1; k < K; ++k)
+    for (std::size_t j = 0; j < kLanes; ++j) {
+      const double v = scores[k * kLanes + j];
+      hi[j] = v > hi[j] ? v : hi[j];
+      lo[j] = v < lo[j] ? v : lo[j];
+    }
+  std::uint32_t candidates = 0;
+  for (std::uint32_t m = open; m; m &= m - 1) {
+    const std::size_t j = lowest_lane(m);
+    if (hi[j] - lo[j] > needed)
+      candidates |= 1u << j;
+    else
+      spread = std::max(spread, hi[j] - lo[j]);
+  }
+  if (!candidates) return open;
   std::int32_t decided[kLanes];
   std::uint32_t done = 0;
   LaneLeaders lanes;
   kernels_.leaders(scores, K, lanes);
-  // Without a cascade only the exact bound decides, and never a lane whose spread is at most `needed`.
-  const double needed = st.cascade ? -1.0 : stop_.needed(t, st);
-  for (std::uint32_t m = open; m; m &= m - 1) {
+  for (std::uint32_t m = candidates; m; m &= m - 1) {
     const std::size_t j = lowest_lane(m);
-    if (!(lanes.top[j] - lanes.bottom[j] > needed)) {
-      spread = std::max(spread, lanes.top[j] - lanes.bottom[j]);
-      continue;
-    }
     ExitBounds::Leaders l;
     l.lead = static_cast<std::size_t>(lanes.lead[j]);
     l.second = static_cast<std::size_t>(lanes.second[j]);
