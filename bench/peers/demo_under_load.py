@@ -57,6 +57,7 @@ def main(argv=None):
     extra = args.demo_args.split()
     cores = os.cpu_count() or 1
 
+    load_before = os.getloadavg()[0]
     idle_default, idle_passive = measure(args.repeats, extra)
     load = [multiprocessing.Process(target=busy, daemon=True) for _ in range(cores)]
     for p in load:
@@ -64,6 +65,7 @@ def main(argv=None):
     try:
         time.sleep(1.0)
         busy_default, busy_passive = measure(args.repeats, extra)
+        load_busy = os.getloadavg()[0]
     finally:
         for p in load:
             p.terminate()
@@ -78,7 +80,8 @@ def main(argv=None):
              f"Machine: {platform.processor() or platform.machine()}, {cores} logical CPUs. The demo's fit "
              "(breast cancer, 200 stumps, n_jobs=None: every core) in a fresh process; default OpenMP settings vs "
              "OMP_WAIT_POLICY=passive, interleaved; the load is one busy-looping process per core, started and "
-             "stopped by the script. Medians (min-max) of the fit time in ms.", "",
+             "stopped by the script. Medians (min-max) of the fit time in ms. Load average (1 min, uptime) before: "
+             f"{load_before:.2f}; at the end of the loaded rounds: {load_busy:.2f} (other jobs on the machine included).", "",
              "| machine state | default | OMP_WAIT_POLICY=passive | default / passive |", "|---|---|---|---|"]
     for name, d, p in rows:
         lines.append(f"| {name} | {med(d):.1f} ({min(d):.1f}-{max(d):.1f}) | {med(p):.1f} ({min(p):.1f}-{max(p):.1f}) | "
