@@ -4,8 +4,9 @@
 
 Each kind gets a few files (stumps and deeper trees, NaN in the training data so NaN directions vary,
 a cost matrix for REBEL; Localized Similarities with per-feature and global scaling; one calibrated soft
-cascade per kind), trained on a small synthetic problem; every file is a few kilobytes, so the fuzzer
-runs fast. Rerun it when the file format changes or a model kind is added, and commit the result.
+cascade per kind), trained on a small synthetic problem; every tree kind also gets a file with a depth-12
+chain appended (a lopsided tree, which prediction walks node by node instead of flattening). Every file is
+a few kilobytes, so the fuzzer runs fast. Rerun it when the file format changes or a model kind is added, and commit the result.
 """
 
 from __future__ import annotations
@@ -16,6 +17,9 @@ import sys
 import numpy as np
 
 from rebelboost import AdaBoostClassifier, REBELClassifier, VEBBoostClassifier
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+from model_bytes import chain, parse  # noqa: E402
 
 # kind -> [(estimator, labels: "binary" or "multi"), ...]; similarity models train on X without NaN.
 KINDS = {
@@ -39,6 +43,17 @@ def data():
     return X, {"binary": binary, "multi": multi}
 
 
+def with_deep_chain(source, target):
+    """The model file `source` with a depth-12 chain (25 nodes) appended as its last tree."""
+    with open(source, "rb") as handle:
+        parts = parse(handle.read())
+    tree = chain(12, parts.n_features, 0.1)
+    tree.step = np.full(len(parts.trees[0].step), 0.1)
+    parts.trees.append(tree)
+    with open(target, "wb") as handle:
+        handle.write(parts.file())
+
+
 def main(out):
     X, labels = data()
     for kind, estimators in KINDS.items():
@@ -49,6 +64,8 @@ def main(out):
             if i == 0:  # and the same model with a soft cascade section
                 estimator.calibrate_cascade(X_kind, labels[y], max_disagreement=0.1)
                 estimator.save(os.path.join(out, kind, "cascade.rbm"))
+        if kind != "similarity":
+            with_deep_chain(os.path.join(out, kind, "seed0.rbm"), os.path.join(out, kind, "deep.rbm"))
 
 
 if __name__ == "__main__":

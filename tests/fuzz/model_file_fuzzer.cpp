@@ -1,6 +1,7 @@
 // libFuzzer target for the model loader and the predictor: whatever bytes come in, loading either throws
 // ModelFileError or gives a model that every prediction entry point uses without a crash, a sanitizer
-// report, an allocation beyond the model's size or a non-finite score.
+// report, an allocation beyond the model's size or a non-finite score, and with the same bits on every path
+// (plain and compiled, batch and one row, every kernel set, early exit).
 //
 // Each input is tried as it is (magic, version, framing and checksum are checked first), then with its
 // header's payload size and checksum rewritten to match, so that mutations reach the payload parser and
@@ -13,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "predict/engine.hpp"
+#include "predict/kernels.hpp"
 #include "rebelboost/error.hpp"
 #include "rebelboost/io.hpp"
 #include "rebelboost/model.hpp"
@@ -52,6 +55,31 @@ std::vector<T> feature_values(const std::uint8_t* data, std::size_t size, std::s
                            : static_cast<T>((static_cast<int>(b) - 128) / 16.0);
   }
   return values;
+}
+
+// The compiled Predictor uses the fastest kernels this CPU has; every other set (generic, AVX2, AVX-512
+// where the CPU runs them) must give the same scores, early-exit classes and cascade classes.
+template <typename T>
+void check_kernel_sets(const Model& model, rebelboost::MatrixView<T> X, const std::vector<double>& scores,
+                       const rebelboost::PredictOptions& early_exit, const std::vector<std::int32_t>& classes,
+                       const std::vector<std::int32_t>& cascade) {
+  namespace p = rebelboost::predict;
+  for (const p::Kernels* kernels : {&p::generic_kernels(), p::avx2_kernels(), p::avx512_kernels()}) {
+    if (!kernels) continue;
+    const p::Engine engine(model, *kernels);
+    std::vector<double> got(scores.size());
+    engine.decision_function(X, got.data(), rebelboost::kAllLearners, 1);
+    if (std::memcmp(got.data(), scores.data(), got.size() * sizeof(double)) != 0) finding("kernel sets disagree");
+    std::vector<std::int32_t> early(X.n_rows);
+    engine.predict(X, early.data(), early_exit, nullptr);
+    if (early != classes) finding("a kernel set's early exit changed a class");
+    if (model.cascade.empty()) continue;
+    rebelboost::PredictOptions soft;
+    soft.n_threads = 1;
+    soft.cascade = true;
+    engine.predict(X, early.data(), soft, nullptr);
+    if (early != cascade) finding("kernel sets disagree on the cascade");
+  }
 }
 
 template <typename T>
@@ -95,6 +123,7 @@ void predict_rows(const Model& model, const rebelboost::Predictor& predictor, co
     if (std::memcmp(row.data(), &scores[r * K], K * sizeof(double)) != 0) finding("one-row path disagrees");
     if (predictor.predict_row(x, X.col_stride, row.data()) != classes[r]) finding("one-row class disagrees");
   }
+  if (model.learner == rebelboost::LearnerKind::kTree) check_kernel_sets(model, X, scores, options, classes, cascade);
   const std::size_t half = T_all / 2;
   rebelboost::decision_function(model, X, scores.data(), 1, half);
   std::vector<double> outputs(n_rows * (T_all - half));
