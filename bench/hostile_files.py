@@ -439,7 +439,7 @@ def run(args):
     return results, generate_s, run_s, peak
 
 
-def report(results, args, generate_s, run_s, peak):
+def report(results, args, generate_s, run_s, peak, load):
     counts = collections.Counter(r["status"] for r in results)
     failures = [r for r in results if r["status"] in ("crash", "hang", "nonfinite", "error")]
     rejections = collections.Counter(re.sub(r"-?\d[\d.e+]*", "N", r["message"])[:90]
@@ -450,7 +450,8 @@ def report(results, args, generate_s, run_s, peak):
         "",
         f"Command: `python bench/hostile_files.py --n {args.n} --seed {args.seed} --memory-gib {args.memory_gib} "
         f"--timeout {args.timeout}` (worker processes capped at {args.memory_gib} GiB of address space, "
-        f"{args.timeout} s per file; generation {generate_s:.0f} s, loading and predicting {run_s:.0f} s).",
+        f"{args.timeout} s per file; generation {generate_s:.0f} s, loading and predicting {run_s:.0f} s; "
+        f"load average 1/5/15 min at the start {' '.join(f'{v:.2f}' for v in load)}).",
         "",
         "| outcome | files |",
         "|---|---|",
@@ -464,14 +465,12 @@ def report(results, args, generate_s, run_s, peak):
         f"Largest file {max(r['size'] for r in results) / 2**20:.1f} MiB; slowest file {slowest['wall']:.2f} s "
         f"({slowest['file']}: {', '.join(slowest['mutations'])}, {slowest['status']}); worker peak RSS {peak} MiB.",
         "",
-        "Rejections by message (numbers replaced by N):",
+        f"Rejections by message ({len(rejections)} distinct; numbers replaced by N, cut at 90 characters):",
         "",
         "| message | files |",
         "|---|---|",
     ]
-    lines += [f"| {m.replace('|', '/')} | {c} |" for m, c in rejections.most_common(25)]
-    if len(rejections) > 25:
-        lines.append(f"| ({len(rejections) - 25} other messages) | {sum(c for _, c in rejections.most_common()[25:])} |")
+    lines += [f"| {m.replace('|', '/')} | {c} |" for m, c in rejections.most_common()]
     if failures:
         lines += ["", "Failures:", ""] + [f"- {r['file']} ({r['kind']}: {', '.join(r['mutations'])}): {r['status']} "
                                           f"{r['message']}" for r in failures[:50]]
@@ -486,8 +485,9 @@ def main():
     parser.add_argument("--timeout", type=float, default=10.0)
     parser.add_argument("--out", default=None)
     args = parser.parse_args()
+    load = os.getloadavg()
     results, generate_s, run_s, peak = run(args)
-    text, clean = report(results, args, generate_s, run_s, peak)
+    text, clean = report(results, args, generate_s, run_s, peak, load)
     print(text)
     if args.out:
         with open(args.out, "w") as handle:

@@ -1,6 +1,7 @@
 """Determinism, concurrency and memory, measured (the figures issue 12 opened with).
 
-    python bench/robustness.py [determinism] [concurrency] [memory] [--out bench/results/robustness.md]
+    python bench/robustness.py [determinism] [concurrency] [memory] [killed_saves] [concurrent_saves]
+                               [--out bench/results/robustness.md]
 
 determinism  every loss x subsampling heuristic (none, weight_trim, subsample, feature_fraction, all three,
              the Gini criterion, sample weights; REBEL also with Localized Similarities) x depth 1 and 3, each
@@ -14,12 +15,15 @@ memory       peak resident memory added by fitting 1 000 000 x 50 float32 (AdaBo
              made first and the kernel's peak counter reset (/proc/self/clear_refs) before the fit.
 killed_saves a process saving a large model in a loop is SIGKILLed at random instants 50 times: temporary
              files seen after each kill, model files that no longer load, and what the next save leaves.
+concurrent_saves  two processes save two different models to the same path in a loop for 20 s while this
+             one loads that path again and again: every load must give one of the two models, byte for byte.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -147,7 +151,6 @@ KILLED_WRITER = textwrap.dedent("""
 
 def killed_saves(n_kills=50):
     """A process saving a ~16 MB model in a loop, SIGKILLed at random instants n_kills times."""
-    import os
     import signal
     import tempfile
 
@@ -186,14 +189,65 @@ def killed_saves(n_kills=50):
             "unreadable model files after a kill": unreadable, "temporary files left after the next save": after}
 
 
+CONCURRENT_WRITER = textwrap.dedent("""
+    import importlib.util, sys, time
+    spec = importlib.util.spec_from_file_location("rebelboost._core", sys.argv[1])
+    core = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(core)
+    model = core.Model.load(sys.argv[2])
+    deadline, saves = time.monotonic() + float(sys.argv[4]), 0
+    while time.monotonic() < deadline:
+        model.save(sys.argv[3])
+        saves += 1
+    print(saves)
+""")
+
+
+def concurrent_saves(seconds=20.0):
+    """Two writers save different models to one path while the reader loads it; every load is one of them."""
+    import tempfile
+
+    from rebelboost import _core
+
+    X, y, _ = data(11, n=5000, d=20)
+    models = [AdaBoostClassifier(n_estimators=n, max_depth=6).fit(X, y) for n in (200, 300)]
+    with tempfile.TemporaryDirectory(prefix="rb-concurrent-") as folder:
+        target = os.path.join(folder, "out", "model.rbm")
+        os.mkdir(os.path.dirname(target))
+        sources = [os.path.join(folder, f"source{i}.rbm") for i in range(2)]
+        for clf, source in zip(models, sources):
+            clf.save(source)
+        expected = {_core.Model.load(source).to_bytes() for source in sources}
+        models[0].save(target)
+        writers = [subprocess.Popen([sys.executable, "-c", CONCURRENT_WRITER, _core.__file__, source, target,
+                                     str(seconds)], stdout=subprocess.PIPE, text=True) for source in sources]
+        loads = unreadable = other = 0
+        while any(w.poll() is None for w in writers):
+            try:
+                other += _core.Model.load(target).to_bytes() not in expected
+            except ValueError:
+                unreadable += 1
+            loads += 1
+        saves = sum(int(w.communicate()[0]) for w in writers)
+        left = len(os.listdir(os.path.dirname(target))) - 1
+        sizes = " and ".join(f"{os.path.getsize(source) / 2**20:.1f}" for source in sources)
+    return {"model files MiB (200 and 300 depth-6 trees)": sizes,
+            "saves (2 processes, same path)": saves, "loads meanwhile": loads, "unreadable loads": unreadable,
+            "loads that were neither model": other, "temporary files left": left}
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("parts", nargs="*", default=["determinism", "concurrency", "memory", "killed_saves"])
+    parser.add_argument("parts", nargs="*",
+                        default=["determinism", "concurrency", "memory", "killed_saves", "concurrent_saves"])
     parser.add_argument("--out", default=None)
     args = parser.parse_args()
+    load_before = os.getloadavg()
     results = {part: globals()[part]() for part in args.parts}
+    load_after = os.getloadavg()
     lines = [f"# Robustness figures\n\nCommand: `python bench/robustness.py {' '.join(args.parts)}` "
-             "(2-core shared VM; OMP_WAIT_POLICY as the environment sets it).\n"]
+             "(2-core shared VM; OMP_WAIT_POLICY as the environment sets it; load average 1/5/15 min "
+             f"{' '.join(f'{v:.2f}' for v in load_before)} before, {' '.join(f'{v:.2f}' for v in load_after)} after).\n"]
     for part, figures in results.items():
         lines.append(f"\n## {part}\n\n| measure | value |\n|---|---|")
         for key, value in figures.items():
