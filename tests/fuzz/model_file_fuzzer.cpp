@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -57,34 +58,42 @@ std::vector<T> feature_values(const std::uint8_t* data, std::size_t size, std::s
   return values;
 }
 
-// The compiled Predictor uses the fastest kernels this CPU has; every other set (generic, AVX2, AVX-512
-// where the CPU runs them) must give the same scores, early-exit classes and cascade classes.
+// The compiled Predictor uses the fastest kernels this CPU has; every other set (generic, AVX2 where the
+// CPU runs it and it is not the fastest) must give the same scores, early-exit classes and cascade classes.
+using Engines = std::vector<std::unique_ptr<const rebelboost::predict::Engine>>;
+
+Engines other_kernel_sets(const Model& model) {
+  namespace p = rebelboost::predict;
+  Engines engines;
+  if (model.learner != rebelboost::LearnerKind::kTree) return engines;
+  for (const p::Kernels* kernels : {&p::generic_kernels(), p::avx2_kernels(), p::avx512_kernels()})
+    if (kernels && kernels != &p::best_kernels()) engines.push_back(std::make_unique<const p::Engine>(model, *kernels));
+  return engines;
+}
+
 template <typename T>
-void check_kernel_sets(const Model& model, rebelboost::MatrixView<T> X, const std::vector<double>& scores,
+void check_kernel_sets(const Engines& engines, rebelboost::MatrixView<T> X, const std::vector<double>& scores,
                        const rebelboost::PredictOptions& early_exit, const std::vector<std::int32_t>& classes,
                        const std::vector<std::int32_t>& cascade) {
-  namespace p = rebelboost::predict;
-  for (const p::Kernels* kernels : {&p::generic_kernels(), p::avx2_kernels(), p::avx512_kernels()}) {
-    if (!kernels) continue;
-    const p::Engine engine(model, *kernels);
+  for (const auto& engine : engines) {
     std::vector<double> got(scores.size());
-    engine.decision_function(X, got.data(), rebelboost::kAllLearners, 1);
+    engine->decision_function(X, got.data(), rebelboost::kAllLearners, 1);
     if (std::memcmp(got.data(), scores.data(), got.size() * sizeof(double)) != 0) finding("kernel sets disagree");
     std::vector<std::int32_t> early(X.n_rows);
-    engine.predict(X, early.data(), early_exit, nullptr);
+    engine->predict(X, early.data(), early_exit, nullptr);
     if (early != classes) finding("a kernel set's early exit changed a class");
-    if (model.cascade.empty()) continue;
+    if (engine->model().cascade.empty()) continue;
     rebelboost::PredictOptions soft;
     soft.n_threads = 1;
     soft.cascade = true;
-    engine.predict(X, early.data(), soft, nullptr);
+    engine->predict(X, early.data(), soft, nullptr);
     if (early != cascade) finding("kernel sets disagree on the cascade");
   }
 }
 
 template <typename T>
-void predict_rows(const Model& model, const rebelboost::Predictor& predictor, const std::uint8_t* data,
-                  std::size_t size, std::size_t n_rows) {
+void predict_rows(const Model& model, const rebelboost::Predictor& predictor, const Engines& engines,
+                  const std::uint8_t* data, std::size_t size, std::size_t n_rows) {
   const std::size_t d = model.n_features, K = model.n_outputs, T_all = model.n_learners();
   const bool dense = d <= 64;
   const bool nan = model.learner == rebelboost::LearnerKind::kTree;
@@ -92,9 +101,17 @@ void predict_rows(const Model& model, const rebelboost::Predictor& predictor, co
   const rebelboost::MatrixView<T> X = dense ? rebelboost::MatrixView<T>::row_major(values.data(), n_rows, d)
                                             : rebelboost::MatrixView<T>{values.data(), n_rows, d, 1, 0};
   std::vector<double> scores(n_rows * K), again(n_rows * K), row(K);
-  rebelboost::decision_function(model, X, scores.data(), 1);
+  rebelboost::decision_function(model, X, scores.data(), 1);  // n_rows >= 4: the compiled forest
   for (double s : scores)
     if (!std::isfinite(s)) finding("non-finite score");
+  // One row at a time, decision_function walks the model's own nodes (no compiled forest): same bits.
+  for (std::size_t r = 0; r < n_rows; ++r) {
+    const rebelboost::MatrixView<T> x{X.data + static_cast<std::ptrdiff_t>(r) * X.row_stride, 1, d, X.row_stride,
+                                      X.col_stride};
+    rebelboost::decision_function(model, x, row.data(), 1);
+    if (std::memcmp(row.data(), &scores[r * K], K * sizeof(double)) != 0)
+      finding("node walk and compiled forest disagree");
+  }
   // Every path promises the same bits: the compiled predictor, batch or one row at a time.
   predictor.decision_function(X, again.data(), rebelboost::kAllLearners, 1);
   if (std::memcmp(scores.data(), again.data(), scores.size() * sizeof(double)) != 0) finding("batch paths disagree");
@@ -123,7 +140,7 @@ void predict_rows(const Model& model, const rebelboost::Predictor& predictor, co
     if (std::memcmp(row.data(), &scores[r * K], K * sizeof(double)) != 0) finding("one-row path disagrees");
     if (predictor.predict_row(x, X.col_stride, row.data()) != classes[r]) finding("one-row class disagrees");
   }
-  if (model.learner == rebelboost::LearnerKind::kTree) check_kernel_sets(model, X, scores, options, classes, cascade);
+  check_kernel_sets(engines, X, scores, options, classes, cascade);
   const std::size_t half = T_all / 2;
   rebelboost::decision_function(model, X, scores.data(), 1, half);
   std::vector<double> outputs(n_rows * (T_all - half));
@@ -151,8 +168,9 @@ void use(const Model& model, const std::uint8_t* data, std::size_t size) {
     if (total != 0.0 && std::fabs(total - 1.0) > 1e-9) finding("importances do not sum to 1");
   }
   const rebelboost::Predictor predictor(model);
-  predict_rows<double>(model, predictor, data, size, 5);  // a few rows
-  predict_rows<float>(model, predictor, data, size, 43);  // several groups of rows, and a remainder
+  const Engines engines = other_kernel_sets(model);
+  predict_rows<double>(model, predictor, engines, data, size, 5);  // a few rows
+  predict_rows<float>(model, predictor, engines, data, size, 43);  // several groups of rows, and a remainder
 }
 
 void try_load(const std::uint8_t* data, std::size_t size) {
