@@ -25,20 +25,25 @@ def first_zero_error(clf, X, y):
 
 @settings(max_examples=8, deadline=None)
 @given(n=st.integers(4, 200), K=st.integers(2, 5), d=st.integers(1, 4), seed=st.integers(0, 2**31 - 1))
-def test_random_labels_reach_zero_training_error_within_the_thesis_bound(n, K, d, seed):
-    """Distinct random points, random labels: the loss falls every iteration and the training error
-    reaches 0 within T = ceil(ln(2 / KN) / ln(1 - 2 / (K N^2))) (thesis §5.4)."""
+def test_random_labels_keep_the_thesis_guarantee_every_iteration(n, K, d, seed):
+    """Distinct random points, random labels (thesis §5.4): every iteration multiplies the loss by at most
+    1 - 2 / (K N^2), and the training error is 0 once (K / 2) L_t / L_0 < 1 / N. Together they give the bound
+    T = ceil(ln(2 / KN) / ln(1 - 2 / (K N^2))); T itself (up to 10^6 learners here) is reached only for tiny
+    N, so each iteration's share of it is checked instead, and the first zero-error stage where T is small."""
     rng = np.random.RandomState(seed)
     X = rng.normal(size=(n, d))
     y = rng.randint(0, K, size=n)
     y[:2] = [0, 1]  # at least two classes
     K_seen = len(np.unique(y))
     bound = math.ceil(math.log(2 / (K_seen * n)) / math.log(1 - 2 / (K_seen * n * n)))
-    clf = similarity(n_estimators=min(bound, 1500)).fit(X, y)
-    loss = clf.fit_info_["train_loss"]
-    assert np.all(np.diff(np.r_[1.0, loss]) < 0)
-    reached = first_zero_error(clf, X, y)
-    assert reached is not None and reached <= bound
+    clf = similarity(n_estimators=min(bound, 300)).fit(X, y)
+    loss = np.r_[1.0, clf.fit_info_["train_loss"]]  # L_t / L_0
+    assert np.all(loss[1:] / loss[:-1] <= 1 - 2 / (K_seen * n * n))
+    errors = np.array([np.mean(p != y) for p in clf.staged_predict(X)])
+    assert np.all(errors[K_seen / 2 * loss[1:] < 1 / n] == 0)
+    if bound <= 300:
+        reached = first_zero_error(clf, X, y)
+        assert reached is not None and reached <= bound
 
 
 def test_xor_reaches_zero_training_error_where_trees_stall():
