@@ -76,19 +76,26 @@ def staged_errors(clf, X, y):
     return np.array([np.mean(p != y) for p in clf.staged_predict(X)])
 
 
-def similarity_rebel(d, max_learners):
-    """<= 200 learners and the scaling picked on validation; then the same scaling until loss < 1/N."""
-    Xtr, ytr, Xva, yva, Xte, yte = d
+def pick_on_validation(d, options, make):
+    """Fits make(option) for each option; returns ((option, T, model, fit seconds), seconds of all fits) for
+    the option and stage T with the lowest validation error (the first on ties)."""
+    Xtr, ytr, Xva, yva, _, _ = d
     best, total = None, 0.0
-    for scaling in ("feature", "global"):
-        clf, seconds = timed_fit(lambda: REBELClassifier(weak_learner="similarity", similarity_scaling=scaling,
-                                                         n_estimators=200, n_jobs=N_JOBS), Xtr, ytr)
+    for option in options:
+        clf, seconds = timed_fit(lambda: make(option), Xtr, ytr)
         total += seconds
         val = staged_errors(clf, Xva, yva)
         T = int(np.argmin(val)) + 1
         if best is None or val[T - 1] < best[0]:
-            best = (val[T - 1], scaling, T, clf, seconds)
-    _, scaling, T, clf, seconds = best
+            best = (val[T - 1], option, T, clf, seconds)
+    return best[1:], total
+
+
+def similarity_rebel(d, max_learners):
+    """<= 200 learners and the scaling picked on validation; then the same scaling until loss < 1/N."""
+    Xtr, ytr, _, _, Xte, yte = d
+    (scaling, T, clf, seconds), total = pick_on_validation(d, ("feature", "global"), lambda scaling: REBELClassifier(
+        weak_learner="similarity", similarity_scaling=scaling, n_estimators=200, n_jobs=N_JOBS))
     picked = {"error": float(np.mean(clf.predict(Xte, n_iter=T) != yte)), "fit_seconds": seconds,
               "tuning_seconds": total, "choice": f"{scaling}, T={T}",
               "candidates_per_iteration": float(clf.fit_info_["candidates"].mean())}
@@ -107,16 +114,9 @@ def similarity_rebel(d, max_learners):
 
 
 def tree_rebel(d):
-    Xtr, ytr, Xva, yva, Xte, yte = d
-    best, total = None, 0.0
-    for depth in (1, 2, 3, 4):
-        clf, seconds = timed_fit(lambda: REBELClassifier(n_estimators=200, max_depth=depth, n_jobs=N_JOBS), Xtr, ytr)
-        total += seconds
-        val = staged_errors(clf, Xva, yva)
-        T = int(np.argmin(val)) + 1
-        if best is None or val[T - 1] < best[0]:
-            best = (val[T - 1], depth, T, clf, seconds)
-    _, depth, T, clf, seconds = best
+    _, _, _, _, Xte, yte = d
+    (depth, T, clf, seconds), total = pick_on_validation(d, (1, 2, 3, 4), lambda depth: REBELClassifier(
+        n_estimators=200, max_depth=depth, n_jobs=N_JOBS))
     return {"tree-REBEL (<=200, val)": {"error": float(np.mean(clf.predict(Xte, n_iter=T) != yte)),
                                         "fit_seconds": seconds, "tuning_seconds": total, "choice": f"depth {depth}, T={T}"}}
 
