@@ -187,8 +187,10 @@ py::tuple train_py(const py::array& X, const Labels& y, const py::object& sample
   });
   py::list history;
   for (const IterationInfo& info : run.result.history) history.append(info_to_dict(info));
+  py::dict stage_seconds;
+  for (const auto& [stage, seconds] : run.result.stage_seconds) stage_seconds[py::str(stage)] = seconds;
   return py::make_tuple(PyModel(std::move(run.result.model)), history, run.result.stop_reason, run.result.stop_message,
-                        run.error);
+                        run.error, stage_seconds);
 }
 
 }  // namespace
@@ -203,12 +205,13 @@ void bind_train(py::module_& m) {
         py::arg("seed") = 0, py::arg("init_model") = py::none(), py::arg("eval_sets") = py::list(),
         py::arg("learner") = "tree", py::arg("step_rule") = "exact", py::arg("tau_ratio") = 0.5,
         py::arg("max_candidates") = 0, py::arg("scaling") = "feature",
-        "Fit a boosted ensemble; returns (Model, history, stop_reason, stop_message, error). X float32/float64, y int32 class "
+        "Fit a boosted ensemble; returns (Model, history, stop_reason, stop_message, error, stage_seconds). X float32/float64, y int32 class "
         "indices; eval_sets: [(X, y, sample_weight or None)]; init_model: a Model to continue (warm start); "
         "learner: 'tree' or 'similarity' (step_rule, tau_ratio, max_candidates, scaling ('feature' or 'global'): "
         "TrainParams::similarity). "
         "error: the Python exception (KeyboardInterrupt, or raised by the callback) that stopped training, for "
-        "the caller to raise after keeping the finished iterations, else None.");
+        "the caller to raise after keeping the finished iterations, else None. stage_seconds: {stage: wall seconds} "
+        "of the whole fit (TrainResult::stage_seconds).");
 }
 
 }  // namespace rebelboost::bindings

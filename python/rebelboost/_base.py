@@ -140,7 +140,7 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
         monitor = TrainingMonitor(self, len(classes), evals, self.scoring, self.early_stopping, self.n_iter_no_change, self.tol,
                                   int(self.verbose), self.callbacks)
         try:
-            model, history, stop_reason, stop_message, error = _core.train(
+            model, history, stop_reason, stop_message, error, stage_seconds = _core.train(
                 X, y_encoded, sample_weight, len(classes), self._loss,
                 bin_seed=bin_seed, seed=seed, callback=monitor if monitor.needed else None,
                 init_model=self._model if warm else None, eval_sets=[e.core_tuple() for e in evals],
@@ -154,18 +154,19 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
             warnings.warn(f"{type(self).__name__}: {stop_message}; lower learning_rate", ConvergenceWarning, stacklevel=3)
         self.classes_ = classes
         self._model = model
-        self._record_fit(history, stop_reason, monitor)
+        self._record_fit(history, stop_reason, monitor, stage_seconds)
         monitor.close(stop_reason, self._model.n_learners)
         if error is not None:
             raise error
         return self
 
-    def _record_fit(self, history, stop_reason, monitor):
+    def _record_fit(self, history, stop_reason, monitor, stage_seconds):
         """fit_info_, evals_result_, best_iteration_; early stopping keeps the best iteration's trees."""
         self.fit_info_ = {
             "stop_reason": stop_reason,
             "n_iterations": len(history),
             "n_replayed": sum(1 for h in history if h["replayed"]),
+            "stage_seconds": stage_seconds,
             **{key: np.array([h[key] for h in history], dtype=np.float64 if key in _FLOAT_INFO else np.int64)
                for key in _HISTORY_KEYS},
         }

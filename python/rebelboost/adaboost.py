@@ -97,6 +97,10 @@ class AdaBoostClassifier(BinaryBoostingClassifier):
         (``mass90_fraction``); plus why training stopped (``stop_reason``: "n_estimators", "no_edge",
         "perfect_fit", "callback" (a callback or early stopping), "interrupted" (Ctrl-C) or "error" (a
         callback raised)) and ``n_replayed``, the trees a warm start kept (their work counters are 0).
+        ``stage_seconds``: wall seconds of the whole fit per stage, ``{"other", "setup", "binning",
+        "sampling", "split_values", "histograms", "quick_search", "multiclass_root", "selection",
+        "leaf_values", "partition", "step", "update", "evaluation": seconds}``; the stages partition the
+        fit, so they sum to its wall time (README "Where a fit spends its time").
     evals_result_ : dict
         ``{set name: {scoring: array}}``, entry ``k - 1`` is the metric of the first ``k`` trees.
     best_iteration_ : int or None

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "rebelboost/matrix_view.hpp"
@@ -135,6 +136,10 @@ struct TrainResult {
   // stop_message says what happened.
   std::string stop_reason;
   std::string stop_message;  // empty unless stop_reason is "diverged"
+  // Wall seconds of the whole fit per stage, in a fixed order of stage names ("setup", "binning",
+  // "histograms", ... "other"; util/stage_clock.hpp): the stages partition the fit, so they sum to its wall
+  // time. Measured on the training thread between stages, never inside parallel loops.
+  std::vector<std::pair<std::string, double>> stage_seconds;
 };
 
 // y[n] is a class index in [0, n_classes); binary losses need n_classes == 2 (class 1 is y = +1).

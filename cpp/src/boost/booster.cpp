@@ -1,6 +1,7 @@
 // The boosting loop: per iteration, the learner family fits one weak learner on the loss's weights, the
 // step is shrunk and checked, and the family applies the learner to the loss and appends it to the model.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <memory>
 #include <string>
@@ -14,6 +15,7 @@
 #include "rebelboost/train.hpp"
 #include "util/format.hpp"
 #include "util/parallel.hpp"
+#include "util/stage_clock.hpp"
 
 namespace rebelboost {
 
@@ -183,6 +185,8 @@ void check_init_model(const Model& init, const Model& fresh, const TrainParams& 
 template <typename T>
 TrainResult train(MatrixView<T> X, const std::int32_t* y, const double* sample_weight, std::size_t n_classes,
                   const TrainParams& params, const TrainOptions<T>& options) {
+  util::StageClock clock;  // stages of this fit: TrainResult::stage_seconds
+  clock.enter(util::Stage::kSetup);
   check_params(params);
   check_data(X.n_rows, X.n_cols, y, sample_weight, n_classes);
   const int n_threads = util::resolve_threads(params.n_threads);
@@ -237,6 +241,7 @@ TrainResult train(MatrixView<T> X, const std::int32_t* y, const double* sample_w
 
   const learner::TrainingRows training_rows{rows, class_begin, original_weight};
   std::unique_ptr<learner::Family<T>> family;
+  clock.enter(util::Stage::kBinning);
   switch (params.learner) {
     case LearnerKind::kTree:
       family = learner::make_tree_family(X, params, training_rows, n_threads);
@@ -248,6 +253,8 @@ TrainResult train(MatrixView<T> X, const std::int32_t* y, const double* sample_w
       throw InvalidArgument("unknown learner kind " + std::to_string(static_cast<std::uint32_t>(params.learner)));
   }
   family->set_stop_flag(options.stop);
+  family->set_stage_clock(&clock);
+  clock.enter(util::Stage::kSetup);
 
   TrainResult result;
   Model& model = result.model;
@@ -267,6 +274,7 @@ TrainResult train(MatrixView<T> X, const std::int32_t* y, const double* sample_w
   const auto finish = [&](const std::vector<double>& a, IterationInfo info, bool perfect_fit) {
     family->append(model, a, info);
     for (std::size_t k = 0; k < score_bound.size(); ++k) score_bound[k] += std::fabs(a[k]);
+    const util::StageScope evaluation(&clock, util::Stage::kEvaluation);
     watch.add(*family, model, model.n_learners() - 1, info);
     const bool go_on = !options.callback || options.callback(info);
     info.eval_scores.clear();
@@ -280,21 +288,32 @@ TrainResult train(MatrixView<T> X, const std::int32_t* y, const double* sample_w
     return stopped();
   };
 
+  const auto update = [&](const std::vector<double>& a, const loss::Loss::Step& step) {
+    const util::StageScope stage(&clock, util::Stage::kUpdate);
+    family->apply(*loss, a, step);
+  };
+  const auto timed = [&] {
+    const std::array<double, util::kStageCount> seconds = clock.seconds();
+    for (std::size_t s = 0; s < util::kStageCount; ++s) result.stage_seconds.emplace_back(util::kStageNames[s], seconds[s]);
+    return std::move(result);
+  };
+
   // Warm start: each stored learner's outputs on the training rows and its stored step bring the loss to
   // the state it had after that iteration, exactly (the same f, step sums and update as when it was fitted).
+  clock.enter(util::Stage::kOther);
   int start = 0;
   if (options.init_model) {
     const Model& init = *options.init_model;
     for (std::size_t t = 0; t < init.n_learners(); ++t) {
-      if (interrupted()) return result;
+      if (interrupted()) return timed();
       const loss::Loss::Step step = family->replay(*loss, init, t);
-      family->apply(*loss, init.step(t), step);
+      update(init.step(t), step);
       IterationInfo info;
       info.iteration = start++;
       info.weighted_error = step.weighted_error;
       info.train_loss = loss->value();
       info.replayed = true;
-      if (!finish(init.step(t), std::move(info), step.perfect_fit)) return result;
+      if (!finish(init.step(t), std::move(info), step.perfect_fit)) return timed();
     }
   }
 
@@ -313,7 +332,7 @@ TrainResult train(MatrixView<T> X, const std::int32_t* y, const double* sample_w
     std::string diverged = step_overflow(a, score_bound, t);
     if (diverged.empty()) {
       const double before = loss->value();
-      family->apply(*loss, a, step);
+      update(a, step);
       info.train_loss = loss->value();
       diverged = loss_rise(before, info.train_loss, t, step.minimises);
     }
@@ -325,7 +344,7 @@ TrainResult train(MatrixView<T> X, const std::int32_t* y, const double* sample_w
     }
     if (!finish(a, std::move(info), step.perfect_fit)) break;
   }
-  return result;
+  return timed();
 }
 
 template TrainResult train<float>(MatrixView<float>, const std::int32_t*, const double*, std::size_t,

@@ -14,6 +14,7 @@
 #include "rebelboost/matrix_view.hpp"
 #include "rebelboost/model.hpp"
 #include "rebelboost/train.hpp"
+#include "util/stage_clock.hpp"
 
 namespace rebelboost::learner {
 
@@ -28,6 +29,9 @@ class Family {
   // Polled during fit() (between tree layers, between batches of similarity candidates): once true,
   // fit() returns early and the booster drops its learner.
   virtual void set_stop_flag(const std::atomic<bool>* stop) = 0;
+
+  // The training thread's stage clock (null: nothing measured): fit() charges its stages to it.
+  virtual void set_stage_clock(util::StageClock* clock) = 0;
 
   // Fits one learner on the loss's current weights, makes it the pending learner and returns its step
   // before shrinkage (has_edge false when no learner of the family lowers the loss). Writes the family's

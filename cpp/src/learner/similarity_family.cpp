@@ -54,11 +54,20 @@ class SimilarityFamily final : public Family<T> {
 
   void set_stop_flag(const std::atomic<bool>* stop) override { selector_.set_stop_flag(stop); }
 
+  void set_stage_clock(util::StageClock* clock) override { clock_ = clock; }
+
   loss::Loss::Step fit(loss::Loss& loss, int /*iteration*/, IterationInfo& info) override {
-    loss.signed_weights(signed_.data());
-    SimilaritySelection selection = selector_.select(signed_.data());
-    info.candidates = selection.candidates;
-    chosen_ = std::move(selection.best);
+    {
+      const util::StageScope stage(clock_, util::Stage::kSplitValues);
+      loss.signed_weights(signed_.data());
+    }
+    {
+      const util::StageScope stage(clock_, util::Stage::kSelection);
+      SimilaritySelection selection = selector_.select(signed_.data());
+      info.candidates = selection.candidates;
+      chosen_ = std::move(selection.best);
+    }
+    const util::StageScope stage(clock_, util::Stage::kStep);
     if (rule_ == StepRule::kExact) return loss.step_real(chosen_.outputs.data());
     signs_.resize(chosen_.outputs.size());
     for (std::size_t m = 0; m < signs_.size(); ++m) signs_[m] = chosen_.outputs[m] >= 0.0 ? 1 : -1;
@@ -160,6 +169,7 @@ class SimilarityFamily final : public Family<T> {
   StepRule rule_;
   const std::vector<std::size_t>& rows_;
   int n_threads_;
+  util::StageClock* clock_ = nullptr;
   std::vector<double> signed_;
   std::vector<std::int8_t> signs_;
   SimilarityCandidate chosen_;  // the pending learner and its outputs on the training points

@@ -113,10 +113,19 @@ class TreeFamily final : public Family<T> {
 
   void set_stop_flag(const std::atomic<bool>* stop) override { grower_.set_stop_flag(stop); }
 
+  void set_stage_clock(util::StageClock* clock) override {
+    clock_ = clock;
+    grower_.set_stage_clock(clock);
+  }
+
   loss::Loss::Step fit(loss::Loss& loss, int iteration, IterationInfo& info) override {
-    draw_active(loss, iteration);
+    if (sample_rows_ || sample_features_) {
+      const util::StageScope sampling(clock_, util::Stage::kSampling);
+      draw_active(loss, iteration);
+    }
     grown_ = grower_.grow(loss, params_.max_depth, sample_rows_ ? active_rows_.data() : nullptr,
                           sample_features_ ? active_features_.data() : nullptr);
+    const util::StageScope stage(clock_, util::Stage::kStep);
     loss::Loss::Step step = loss.step(grown_.outputs.data());
     info.weighted_error = step.weighted_error;
     info.bin_accumulations = grown_.bin_accumulations;
@@ -194,6 +203,7 @@ class TreeFamily final : public Family<T> {
   std::size_t n_;
   std::size_t d_;
   int n_threads_;
+  util::StageClock* clock_ = nullptr;
   data::BinMapper bins_;
   data::BinnedMatrix binned_;
   tree::TreeGrower grower_;

@@ -94,15 +94,20 @@ GrowResult TreeGrower::grow(SplitObjective& objective, int max_depth, const std:
           (largest == kNone || leaves_[l].rows() > leaves_[largest].rows()))
         largest = l;
     double mass90 = -1.0;
-    const bool quick = largest != kNone && pruned_.mode() != QuickMode::kOff &&
-                       pruned_.choose(layer, partition_.identity() ? nullptr : partition_.rows(leaves_[largest].begin),
-                                      leaves_[largest].rows(), q, active_features, mass90);
+    bool quick = false;
+    if (largest != kNone && pruned_.mode() != QuickMode::kOff) {
+      const util::StageScope stage(clock_, util::Stage::kQuickSearch);
+      quick = pruned_.choose(layer, partition_.identity() ? nullptr : partition_.rows(leaves_[largest].begin),
+                             leaves_[largest].rows(), q, active_features, mass90);
+    }
     if (layer == 0) result.mass90_fraction = mass90;
     LayerPlan plan = plan_layer(relation, last_layer, quick);
     const auto start = std::chrono::steady_clock::now();
     if (quick) {
+      const util::StageScope stage(clock_, util::Stage::kQuickSearch);
       search_pruned(plan, q, layer == 0 ? mass90 : -1.0, active_features, result);
     } else {
+      const util::StageScope stage(clock_, util::Stage::kHistograms);
       search_full(plan, q, active_features, result);
     }
     std::size_t searched_rows = 0;
@@ -110,6 +115,7 @@ GrowResult TreeGrower::grow(SplitObjective& objective, int max_depth, const std:
       if (plan.searched[l]) searched_rows += leaves_[l].rows();
     pruned_.record(layer, quick, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
                    searched_rows);
+    const util::StageScope stage(clock_, util::Stage::kLeafValues);
     if (!apply_layer(plan, q, result, last_layer)) break;
   }
   pool_.release_all();
@@ -119,6 +125,7 @@ GrowResult TreeGrower::grow(SplitObjective& objective, int max_depth, const std:
 bool TreeGrower::grow_multiclass_root(SplitObjective& objective, GrowResult& result, const std::uint8_t* active_rows,
                                       const std::uint8_t* active_features, bool last_layer) {
   // REBEL: the root is searched jointly over the K-vector step (multiclass_split.hpp).
+  const util::StageScope stage(clock_, util::Stage::kMulticlassRoot);
   const std::size_t n = X_.n_samples;
   const std::size_t K = objective.root_width();
   const std::int64_t* v = objective.root_vectors();
@@ -145,6 +152,7 @@ bool TreeGrower::grow_multiclass_root(SplitObjective& objective, GrowResult& res
   const double gain = 2.0 * (r.loss_unsplit - r.loss) / kFixedPointScale;
   const std::vector<RowPartition::Split> splits{split_node(result, leaves_[0], s, gain)};
   const std::uint32_t left = result.tree.nodes[0].left;
+  const util::StageScope partition(clock_, util::Stage::kPartition);
   if (last_layer) {
     partition_.label(splits, result.outputs.data(), n_threads_);
     return false;
@@ -156,6 +164,7 @@ bool TreeGrower::grow_multiclass_root(SplitObjective& objective, GrowResult& res
 
 const std::int64_t* TreeGrower::layer_values(SplitObjective& objective, int layer, const GrowResult& result,
                                              const std::uint8_t* active_rows, int& relation) {
+  const util::StageScope stage(clock_, util::Stage::kSplitValues);
   const std::int64_t* q = objective.split_values(layer, result.outputs.data());
   relation = layer == 0 || !subtraction_ ? 0 : objective.relation_to_previous_layer();
   if (active_rows) {
@@ -407,6 +416,7 @@ bool TreeGrower::apply_layer(LayerPlan& plan, const std::int64_t* q, GrowResult&
     next.push_back(left);
     next.push_back(Leaf{left.node + 1, leaf.end, leaf.end});
   }
+  const util::StageScope partition(clock_, util::Stage::kPartition);
   if (last_layer) {
     partition_.label(splits, result.outputs.data(), n_threads_);
   } else {

@@ -14,6 +14,7 @@
 #include "tree/partition.hpp"
 #include "tree/quick_prune.hpp"
 #include "tree/split.hpp"
+#include "util/stage_clock.hpp"
 
 namespace rebelboost::tree {
 
@@ -72,6 +73,10 @@ class TreeGrower {
   // that the caller must drop. Null (the default): never.
   void set_stop_flag(const std::atomic<bool>* stop) { stop_ = stop; }
 
+  // grow() charges its stages (split values, histograms, QuickBoost, leaf values, partition) to `clock`
+  // (null, the default: nothing measured). Measuring never changes the tree.
+  void set_stage_clock(util::StageClock* clock) { clock_ = clock; }
+
  private:
   // A leaf of the growing tree: its rows partition_[begin, end) and what is known of its histograms.
   struct Leaf {
@@ -113,6 +118,7 @@ class TreeGrower {
   const data::BinnedMatrix& X_;
   const data::BinMapper& bins_;
   const std::atomic<bool>* stop_ = nullptr;
+  util::StageClock* clock_ = nullptr;
   int n_threads_;
   std::vector<std::size_t> class_begin_;
   Criterion criterion_;
