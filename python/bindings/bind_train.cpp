@@ -56,7 +56,7 @@ TrainParams make_params(std::size_t n_classes, const std::string& loss, int n_es
                         std::int64_t bin_seed, double veb_lambda, const py::object& cost_matrix, int quick,
                         int criterion, double weight_trim, double subsample, double feature_fraction,
                         std::int64_t seed, const std::string& learner, const std::string& step_rule, double tau_ratio,
-                        int max_candidates, const std::string& scaling) {
+                        int max_candidates, const std::string& scaling, double distance_cache_mb) {
   TrainParams p;
   p.loss = parse_loss(loss);
   p.n_estimators = n_estimators;
@@ -78,6 +78,7 @@ TrainParams make_params(std::size_t n_classes, const std::string& loss, int n_es
   p.similarity.step_rule = parse_step_rule(step_rule);
   p.similarity.tau_ratio = tau_ratio;
   p.similarity.max_candidates = max_candidates;
+  p.similarity.distance_cache_mb = distance_cache_mb;
   if (scaling != "feature" && scaling != "global")
     throw InvalidArgument("unknown similarity scaling '" + scaling + "' (expected 'feature' or 'global')");
   p.similarity.scaling = scaling == "global" ? 1 : 0;
@@ -149,11 +150,12 @@ py::tuple train_py(const py::array& X, const Labels& y, const py::object& sample
                    const py::object& callback, double veb_lambda, const py::object& cost_matrix, int quick,
                    int criterion, double weight_trim, double subsample, double feature_fraction, std::int64_t seed,
                    const py::object& init_model, const py::list& eval_sets, const std::string& learner,
-                   const std::string& step_rule, double tau_ratio, int max_candidates, const std::string& scaling) {
+                   const std::string& step_rule, double tau_ratio, int max_candidates, const std::string& scaling,
+                   double distance_cache_mb) {
   const TrainParams p = make_params(n_classes, loss, n_estimators, max_depth, n_bins, learning_rate, n_threads,
                                     smoothing, bin_subsample, bin_seed, veb_lambda, cost_matrix, quick, criterion,
                                     weight_trim, subsample, feature_fraction, seed, learner, step_rule, tau_ratio,
-                                    max_candidates, scaling);
+                                    max_candidates, scaling, distance_cache_mb);
   if (y.ndim() != 1) throw InvalidArgument("y must be 1-D");
   const std::size_t n_rows = X.ndim() == 2 ? static_cast<std::size_t>(X.shape(0)) : 0;
   if (static_cast<std::size_t>(y.shape(0)) != n_rows)
@@ -204,10 +206,11 @@ void bind_train(py::module_& m) {
         py::arg("weight_trim") = 1.0, py::arg("subsample") = 1.0, py::arg("feature_fraction") = 1.0,
         py::arg("seed") = 0, py::arg("init_model") = py::none(), py::arg("eval_sets") = py::list(),
         py::arg("learner") = "tree", py::arg("step_rule") = "exact", py::arg("tau_ratio") = 0.5,
-        py::arg("max_candidates") = 0, py::arg("scaling") = "feature",
+        py::arg("max_candidates") = 0, py::arg("scaling") = "feature", py::arg("distance_cache_mb") = 1024.0,
         "Fit a boosted ensemble; returns (Model, history, stop_reason, stop_message, error, stage_seconds). X float32/float64, y int32 class "
         "indices; eval_sets: [(X, y, sample_weight or None)]; init_model: a Model to continue (warm start); "
-        "learner: 'tree' or 'similarity' (step_rule, tau_ratio, max_candidates, scaling ('feature' or 'global'): "
+        "learner: 'tree' or 'similarity' (step_rule, tau_ratio, max_candidates, scaling ('feature' or 'global'), "
+        "distance_cache_mb: "
         "TrainParams::similarity). "
         "error: the Python exception (KeyboardInterrupt, or raised by the callback) that stopped training, for "
         "the caller to raise after keeping the finished iterations, else None. stage_seconds: {stage: wall seconds} "

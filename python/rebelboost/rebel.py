@@ -7,7 +7,7 @@ import numbers
 import numpy as np
 from scipy.special import expit, softmax
 
-from sklearn.utils._param_validation import StrOptions
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from rebelboost import _similarity
@@ -61,6 +61,12 @@ class REBELClassifier(BaseBoostingClassifier):
         ("feature", for features in different units), or all divided by one scale, the root mean square of
         their standard deviations ("global", for features in one unit such as pixels, where dividing a
         rarely-lit pixel by its tiny deviation would let it dominate every distance).
+    similarity_cache_mb : float, default=1024
+        Similarities only: memory (MiB) for the columns of squared distances between training points that
+        the selection keeps from one iteration to the next (N doubles each; at most N of them, so the
+        default holds every column up to N = 11 585 rows). A kept column saves O(N d) per candidate; when
+        the budget is full the least recently used column gives way. Only time depends on it, never the
+        model. 0 keeps none.
     cost_matrix : array of shape (n_classes, n_classes), dict or None, default=None
         ``cost_matrix[i, j]`` is the cost of predicting ``classes_[j]`` when the truth is ``classes_[i]``
         (rows and columns in the order of ``classes_``, i.e. sorted labels). Zero diagonal, non-negative,
@@ -84,6 +90,7 @@ class REBELClassifier(BaseBoostingClassifier):
         "cost_matrix": ["array-like", dict, None],
         "weak_learner": [StrOptions({"tree", "similarity"})],
         "similarity_scaling": [StrOptions({"feature", "global"})],
+        "similarity_cache_mb": [Interval(numbers.Real, 0.0, None, closed="left")],
     }
     # Research switches of the similarity family (not parameters: "exact" is the one with the guarantee;
     # bench/peers/similarity_*.py measures the alternatives). See TrainParams::similarity in the core.
@@ -113,6 +120,7 @@ class REBELClassifier(BaseBoostingClassifier):
         class_weight=None,
         weak_learner="tree",
         similarity_scaling="feature",
+        similarity_cache_mb=1024,
     ):
         self.n_estimators = n_estimators
         self.max_depth = max_depth
@@ -136,6 +144,7 @@ class REBELClassifier(BaseBoostingClassifier):
         self.class_weight = class_weight
         self.weak_learner = weak_learner
         self.similarity_scaling = similarity_scaling
+        self.similarity_cache_mb = similarity_cache_mb
 
     def _check_classes(self, classes, y_encoded, sample_weight, y):
         if len(classes) < 2:
@@ -148,7 +157,7 @@ class REBELClassifier(BaseBoostingClassifier):
 
     def _core_extra(self):
         return {"cost_matrix": self.cost_matrix_, "learner": self.weak_learner, "scaling": self.similarity_scaling,
-                **self._similarity_options}
+                "distance_cache_mb": float(self.similarity_cache_mb), **self._similarity_options}
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

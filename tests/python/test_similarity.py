@@ -121,6 +121,27 @@ def test_same_model_for_every_thread_count(fitted):
     assert models[0] == models[1] == models[2]
 
 
+def test_distance_cache_budget_never_changes_the_model(fitted):
+    """No cache, a 3-column cache (evictions and columns that find no room, every iteration) and the
+    default (every column kept), each with 1 and 2 threads: the same model bit for bit."""
+    _, X, y = fitted
+    three_columns = 3 * len(X) * 8 / 2**20
+    models = {(mb, j): similarity(n_estimators=40, n_jobs=j, similarity_cache_mb=mb).fit(X, y)
+              for mb in (0, three_columns, 1024) for j in (1, 2)}
+    reference = models[0, 1]
+    for clf in models.values():
+        assert clf._model.to_bytes() == reference._model.to_bytes()
+        np.testing.assert_array_equal(clf.decision_function(X), reference.decision_function(X))
+    assert max(reference.fit_info_["candidates"]) > 3  # the small cache had to evict
+
+
+@pytest.mark.parametrize("mb", [-1, -1e-9, np.nan, "big"])
+def test_distance_cache_budget_is_validated(fitted, mb):
+    _, X, y = fitted
+    with pytest.raises((ValueError, TypeError), match="similarity_cache_mb"):
+        similarity(n_estimators=2, similarity_cache_mb=mb).fit(X, y)
+
+
 def test_nan_is_a_clear_error_at_fit_and_predict(fitted):
     clf, X, y = fitted
     Xn = X.copy()

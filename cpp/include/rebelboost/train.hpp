@@ -39,6 +39,12 @@ struct SimilarityParams {
   // different units); 1 = all by one scale, the root mean square of the standard deviations (features in
   // the same unit, e.g. pixels: rare pixels are not blown up). Each feature is centred on its mean.
   int scaling = 0;
+  // Memory, in MiB, for the squared-distance columns (N doubles each) the selection keeps across
+  // iterations (a visited anchor's or candidate's column is then not computed again: O(N K) instead of
+  // O(N d) per candidate). Never more than N columns are kept: the default holds all of them up to
+  // N = 11 585. Least recently used columns give way when full; the model never depends on it. >= 0 (0: no
+  // cache; infinity: every column).
+  double distance_cache_mb = 1024.0;
 };
 
 struct TrainParams {

@@ -25,14 +25,17 @@ class PointSet {
   };
   Probes probes(const std::uint32_t* index, std::size_t count) const;
 
-  // out[b * ld + (m - begin)] = ||x_m - probe_b||^2 for the rows m in [begin, end), as ||x_m||^2 +
-  // ||probe_b||^2 - 2 <x_m, probe_b> (an Eigen matrix-vector product per probe, so a value does not
-  // depend on the other probes), clamped at 0, and exactly 0 for the points coincident with the probe.
-  // One thread. Callers split rows into the fixed blocks of block_rows(), so a value never depends on
-  // the thread count either. O((end - begin) d count).
-  void squared_distances(const Probes& probes, std::size_t begin, std::size_t end, double* out, std::size_t ld) const;
+  // columns[b][m] = ||x_m - probe_b||^2 for the rows m in [begin, end), as ||x_m||^2 + ||probe_b||^2 -
+  // 2 <x_m, probe_b> (an Eigen matrix-vector product per probe, so a value does not depend on the other
+  // probes), clamped at 0, and exactly 0 for the points coincident with the probe. One thread. Callers
+  // split rows into the fixed blocks of block_rows(), so a value never depends on the thread count
+  // either. O((end - begin) d count).
+  void squared_distances(const Probes& probes, std::size_t begin, std::size_t end, double* const* columns) const;
 
-  // out[m] = ||x_j - x_m||^2 for every point m: the above over the blocks, in parallel.
+  // columns[b][m] = ||x_m - probe_b||^2 for every point m: the above over the blocks, in parallel.
+  void squared_distances(const Probes& probes, double* const* columns) const;
+
+  // out[m] = ||x_j - x_m||^2 for every point m (the same bits as j's column among any probes).
   void squared_distances(std::size_t j, double* out) const;
 
   // Rows per block: about 256 KiB of coordinates (64 to 2048 rows), so a block stays in cache while

@@ -98,7 +98,8 @@ std::size_t best_isolated_point(const PointSet& points, const double* signed_wei
 
 SimilaritySelector::SimilaritySelector(const PointSet& points, std::size_t K, const SimilarityParams& params,
                                        int n_threads)
-    : points_(points), K_(K), params_(params), n_threads_(n_threads), f_(points.size()), d_i_(points.size()),
+    : points_(points), K_(K), params_(params), n_threads_(n_threads), cache_(points, params.distance_cache_mb),
+      f_(points.size()), d_i_(points.size()),
       batch_f_(points.size() * kBatch), batch_edges_(K * kBatch), removed_(points.size()) {}
 
 void SimilaritySelector::consider(SimilaritySelection& selection, const double* signed_weights,
@@ -127,7 +128,8 @@ SimilaritySelection SimilaritySelector::select(const double* signed_weights) {
   const std::size_t i = best_isolated_point(points_, signed_weights, K_);
   if (i == n) return out;
   const auto anchor_i = static_cast<std::uint32_t>(i);
-  points_.squared_distances(i, d_i_.data());
+  const double* column = cache_.columns(&anchor_i, 1).front();
+  std::copy(column, column + n, d_i_.begin());
   const double tau = params_.tau_ratio * points_.nearest_distinct(i, d_i_.data());
   for (std::size_t m = 0; m < n; ++m) f_[m] = similarity::one_point(tau, d_i_[m]);
   consider(out, signed_weights, Similarity::Kind::kOnePoint, anchor_i, 0, tau);
@@ -176,7 +178,7 @@ void SimilaritySelector::visit_two_point(SimilaritySelection& selection, const d
 
 void SimilaritySelector::measure(const double* signed_weights, std::uint32_t i, const std::vector<std::uint32_t>& batch) {
   const std::size_t n = points_.size(), count = batch.size();
-  const PointSet::Probes probes = points_.probes(batch.data(), count);
+  const std::vector<const double*>& d_j = cache_.columns(batch.data(), count);
   std::vector<double> q(count);
   for (std::size_t b = 0; b < count; ++b) q[b] = 0.25 * points_.exact_squared_distance(i, batch[b]);
   const std::ptrdiff_t n_blocks = points_.n_blocks();
@@ -185,17 +187,15 @@ void SimilaritySelector::measure(const double* signed_weights, std::uint32_t i, 
   // Multiply-adds of the pass, counted 4 to a threads_for step (they run in SIMD lanes): at the default
   // work per thread, threads from 2^23 of them on (passes of several milliseconds; waking threads costs
   // more on a busy machine), and REBELBOOST_WORK_PER_THREAD reaches this region like every other.
-  const std::size_t work = n * count * (points_.dim() + K_ + 16) / 4;
+  const std::size_t work = n * count * (K_ + 16) / 4;
   const bool sign = params_.step_rule == StepRule::kSign;
   util::parallel_for(n_blocks, util::threads_for(work, n_threads_), [&](std::ptrdiff_t blk) {
     const std::size_t begin = static_cast<std::size_t>(blk) * block_rows, end = std::min(n, begin + block_rows);
     const std::size_t rows = end - begin;
-    std::vector<double> d_j(rows * count);
-    points_.squared_distances(probes, begin, end, d_j.data(), rows);
     Eigen::MatrixXd g(static_cast<Eigen::Index>(rows), static_cast<Eigen::Index>(count));  // f or sign(f)
     for (std::size_t b = 0; b < count; ++b)
       for (std::size_t r = 0; r < rows; ++r) {
-        const double f = similarity::two_point(q[b], d_i_[begin + r], d_j[b * rows + r]);
+        const double f = similarity::two_point(q[b], d_i_[begin + r], d_j[b][begin + r]);
         batch_f_[b * n + begin + r] = f;
         g(static_cast<Eigen::Index>(r), static_cast<Eigen::Index>(b)) = sign ? (f >= 0.0 ? 1.0 : -1.0) : f;
       }

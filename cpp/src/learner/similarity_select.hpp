@@ -8,9 +8,11 @@
 //   4. x_j = the nearest point to x_i of the other binarized class not yet removed
 //   5. the two-point learner (x_i, x_j); keep it if better
 //   6. remove every point with f_ij(x_n) <= f_ij(x_j) / 2 (footnote 3); back to 4 until none is left
-// Each two-point candidate costs one column of squared distances (O(N d)) and one score (O(N K)).
-// Candidates are measured kBatch at a time (the next kBatch not yet removed, in order): one pass over
-// fixed row blocks computes their distances, outputs and edges with Eigen products; they are then
+// Each two-point candidate costs one column of squared distances (O(N d)) and one score (O(N K)); the
+// columns are kept across iterations in a DistanceCache (params.distance_cache_mb), so a candidate whose
+// column is stored costs O(N K) only. Candidates are measured kBatch at a time (the next kBatch not yet
+// removed, in order): their columns come from the cache, then one pass over fixed row blocks computes
+// their outputs and edges with Eigen products; they are then
 // visited in order, and one that an earlier candidate of its batch removed is skipped unvisited, so the
 // candidates visited are those of the one-at-a-time procedure.
 #pragma once
@@ -20,6 +22,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "learner/distance_cache.hpp"
 #include "learner/point_set.hpp"
 #include "rebelboost/model.hpp"
 #include "rebelboost/train.hpp"
@@ -65,6 +68,8 @@ class SimilaritySelector {
   // Polled between batches of candidates: once true, select() returns what it has (the caller drops it).
   void set_stop_flag(const std::atomic<bool>* stop) { stop_ = stop; }
 
+  const DistanceCache& cache() const { return cache_; }
+
  private:
   // Scores the outputs in f_ and keeps them as the best if strictly better.
   void consider(SimilaritySelection& selection, const double* signed_weights, Similarity::Kind kind, std::uint32_t i,
@@ -82,6 +87,7 @@ class SimilaritySelector {
   SimilarityParams params_;
   int n_threads_;
   const std::atomic<bool>* stop_ = nullptr;
+  DistanceCache cache_;                   // columns D(x_j, .) of anchors and candidates
   std::vector<double> f_;                 // outputs of the homogeneous and one-point candidates
   std::vector<double> d_i_;               // squared distances to x_i
   std::vector<double> totals_;            // S_k = sum_n |s_nk|

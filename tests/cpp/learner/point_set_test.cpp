@@ -88,6 +88,25 @@ TEST(PointSet, ExpandedDistancesMatchDirectOnesForEveryThreadCount) {
   for (const auto& c : columns) EXPECT_EQ(std::memcmp(c.data(), columns[0].data(), n * sizeof(double)), 0);
 }
 
+TEST(PointSet, AProbesColumnDoesNotDependOnTheOtherProbes) {
+  // A column computed alone equals the same point's column at any position among other probes, bit for
+  // bit (DistanceCache relies on it: a column is the same whichever request computed it).
+  const std::size_t n = 1500, d = 29;
+  const auto x = random_points(n, d, 4);
+  const PointSet points(x, n, d, 2);
+  const std::vector<std::uint32_t> index = {9, 400, 3, 1499, 77, 800, 0};
+  const PointSet::Probes probes = points.probes(index.data(), index.size());
+  std::vector<std::vector<double>> together(index.size(), std::vector<double>(n));
+  std::vector<double*> out;
+  for (auto& c : together) out.push_back(c.data());
+  points.squared_distances(probes, out.data());
+  std::vector<double> alone(n);
+  for (std::size_t b = 0; b < index.size(); ++b) {
+    points.squared_distances(index[b], alone.data());
+    EXPECT_EQ(std::memcmp(alone.data(), together[b].data(), n * sizeof(double)), 0) << "probe " << b;
+  }
+}
+
 TEST(PointSet, CoincidentPointsFormGroupsAtDistanceZero) {
   const std::size_t n = 40, d = 3;
   auto x = random_points(n, d, 5);

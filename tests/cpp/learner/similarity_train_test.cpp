@@ -163,6 +163,16 @@ TEST(SimilarityTraining, RejectsNaNBinaryLossesAndBadParameters) {
   bad = similarity_params(3);
   bad.similarity.max_candidates = -1;
   EXPECT_THROW(train(X.c_view(), y.data(), nullptr, 2, bad), InvalidArgument);
+  for (const double cache : {-1.0, std::numeric_limits<double>::quiet_NaN()}) {
+    bad = similarity_params(3);
+    bad.similarity.distance_cache_mb = cache;
+    try {
+      train(X.c_view(), y.data(), nullptr, 2, bad);
+      ADD_FAILURE() << "distance_cache_mb " << cache << " accepted";
+    } catch (const InvalidArgument& e) {
+      EXPECT_NE(std::string(e.what()).find("distance_cache_mb must be >= 0"), std::string::npos) << e.what();
+    }
+  }
 }
 
 TEST(SimilarityTraining, CoincidentPointsAndConstantFeatures) {
