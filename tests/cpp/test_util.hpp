@@ -64,6 +64,15 @@ inline std::vector<std::int32_t> noisy_labels(const Dense<double>& X, std::uint6
   return y;
 }
 
+// n points of d standard normal coordinates (row-major), for the similarity family's tests.
+inline std::vector<double> random_points(std::size_t n, std::size_t d, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  std::vector<double> x(n * d);
+  for (double& v : x) v = normal(rng);
+  return x;
+}
+
 // REBEL-style signed weights s_nk = y_nk w_nk (n x K row-major) for random labels in [0, K): w_nk > 0
 // log-uniform over `spread` decades, negative in the slot of the label (y_nk = 1 - 2 delta_{y_n}).
 inline std::vector<double> random_signed_weights(std::size_t n, std::size_t K, std::uint64_t seed,

@@ -17,13 +17,7 @@
 namespace rebelboost::learner {
 namespace {
 
-std::vector<double> random_points(std::size_t n, std::size_t d, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::normal_distribution<double> normal(0.0, 1.0);
-  std::vector<double> x(n * d);
-  for (double& v : x) v = normal(rng);
-  return x;
-}
+using testing::random_points;
 
 // The budget, in MiB, of exactly `columns` columns of n doubles.
 double budget_of(std::size_t columns, std::size_t n) {

@@ -19,13 +19,7 @@
 namespace rebelboost::learner {
 namespace {
 
-std::vector<double> random_points(std::size_t n, std::size_t d, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::normal_distribution<double> normal(0.0, 1.0);
-  std::vector<double> x(n * d);
-  for (double& v : x) v = normal(rng);
-  return x;
-}
+using testing::random_points;
 
 // REBEL's closed-form loss of +-1 outputs from the definitions (Eq. 5.2-5.3): per class, s+ gathers the
 // weights multiplied by e^{+a} (sign(s_nk) f_n > 0), s- the others; L = 2 sum_k sqrt(s+_k s-_k).
