@@ -189,10 +189,18 @@ py::tuple train_py(const py::array& X, const Labels& y, const py::object& sample
   });
   py::list history;
   for (const IterationInfo& info : run.result.history) history.append(info_to_dict(info));
-  py::dict stage_seconds;
-  for (const auto& [stage, seconds] : run.result.stage_seconds) stage_seconds[py::str(stage)] = seconds;
+  py::dict wall, thread_cpu, process_cpu;
+  for (const TrainResult::StageSeconds& s : run.result.stage_seconds) {
+    wall[py::str(s.stage)] = s.wall;
+    thread_cpu[py::str(s.stage)] = s.thread_cpu;
+    process_cpu[py::str(s.stage)] = s.process_cpu;
+  }
+  py::dict stages;
+  stages["wall"] = wall;
+  stages["thread_cpu"] = thread_cpu;
+  stages["process_cpu"] = process_cpu;
   return py::make_tuple(PyModel(std::move(run.result.model)), history, run.result.stop_reason, run.result.stop_message,
-                        run.error, stage_seconds);
+                        run.error, stages);
 }
 
 }  // namespace
@@ -213,8 +221,8 @@ void bind_train(py::module_& m) {
         "distance_cache_mb: "
         "TrainParams::similarity). "
         "error: the Python exception (KeyboardInterrupt, or raised by the callback) that stopped training, for "
-        "the caller to raise after keeping the finished iterations, else None. stage_seconds: {stage: wall seconds} "
-        "of the whole fit (TrainResult::stage_seconds).");
+        "the caller to raise after keeping the finished iterations, else None. stage_seconds: {'wall' | 'thread_cpu' | "
+        "'process_cpu': {stage: seconds}} of the whole fit (TrainResult::stage_seconds).");
 }
 
 }  // namespace rebelboost::bindings

@@ -166,7 +166,8 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
             "stop_reason": stop_reason,
             "n_iterations": len(history),
             "n_replayed": sum(1 for h in history if h["replayed"]),
-            "stage_seconds": stage_seconds,
+            "stage_seconds": stage_seconds["wall"],
+            "stage_cpu_seconds": {"thread": stage_seconds["thread_cpu"], "process": stage_seconds["process_cpu"]},
             **{key: np.array([h[key] for h in history], dtype=np.float64 if key in _FLOAT_INFO else np.int64)
                for key in _HISTORY_KEYS},
         }

@@ -100,7 +100,9 @@ class AdaBoostClassifier(BinaryBoostingClassifier):
         ``stage_seconds``: wall seconds of the whole fit per stage, ``{"other", "setup", "binning",
         "sampling", "split_values", "histograms", "quick_search", "multiclass_root", "selection",
         "leaf_values", "partition", "step", "update", "evaluation": seconds}``; the stages partition the
-        fit, so they sum to its wall time (README "Where a fit spends its time").
+        fit, so they sum to its wall time (README "Where a fit spends its time"). ``stage_cpu_seconds``:
+        ``{"thread": {stage: s}, "process": {stage: s}}``, the CPU seconds of the training thread and of the
+        whole process in each stage.
     evals_result_ : dict
         ``{set name: {scoring: array}}``, entry ``k - 1`` is the metric of the first ``k`` trees.
     best_iteration_ : int or None

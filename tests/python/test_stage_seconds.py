@@ -27,6 +27,12 @@ def check_stages(clf, wall, ran, idle):
         assert stages[name] > 0.0, (name, stages)
     for name in idle:
         assert stages[name] == 0.0, (name, stages)
+    cpu = clf.fit_info_["stage_cpu_seconds"]
+    assert list(cpu["thread"]) == list(cpu["process"]) == STAGES
+    for name in STAGES:  # the training thread's CPU fits in the stage's wall time and in the process's CPU
+        assert 0.0 <= cpu["thread"][name] <= stages[name] + 1e-3, (name, cpu, stages)
+        assert cpu["process"][name] >= cpu["thread"][name] - 1e-3, (name, cpu)
+    assert sum(cpu["thread"].values()) > 0.0
 
 
 @pytest.fixture

@@ -6,7 +6,6 @@
 #include <cstdint>
 #include <functional>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "rebelboost/matrix_view.hpp"
@@ -142,10 +141,16 @@ struct TrainResult {
   // stop_message says what happened.
   std::string stop_reason;
   std::string stop_message;  // empty unless stop_reason is "diverged"
-  // Wall seconds of the whole fit per stage, in a fixed order of stage names ("setup", "binning",
-  // "histograms", ... "other"; util/stage_clock.hpp): the stages partition the fit, so they sum to its wall
-  // time. Measured on the training thread between stages, never inside parallel loops.
-  std::vector<std::pair<std::string, double>> stage_seconds;
+  // Seconds of the whole fit per stage, in a fixed order of stage names ("other", "setup", "binning",
+  // ... "evaluation"; util/stage_clock.hpp): the stages partition the fit, so each clock's seconds sum to
+  // its total. Read on the training thread between stages, never inside parallel loops.
+  struct StageSeconds {
+    std::string stage;
+    double wall = 0.0;
+    double thread_cpu = 0.0;   // CPU of the training thread
+    double process_cpu = 0.0;  // CPU of the process: every thread (OpenMP threads spinning at a barrier too)
+  };
+  std::vector<StageSeconds> stage_seconds;
 };
 
 // y[n] is a class index in [0, n_classes); binary losses need n_classes == 2 (class 1 is y = +1).

@@ -293,8 +293,9 @@ TrainResult train(MatrixView<T> X, const std::int32_t* y, const double* sample_w
     family->apply(*loss, a, step);
   };
   const auto timed = [&] {
-    const std::array<double, util::kStageCount> seconds = clock.seconds();
-    for (std::size_t s = 0; s < util::kStageCount; ++s) result.stage_seconds.emplace_back(util::kStageNames[s], seconds[s]);
+    const std::array<util::StageTimes, util::kStageCount> times = clock.times();
+    for (std::size_t s = 0; s < util::kStageCount; ++s)
+      result.stage_seconds.push_back({util::kStageNames[s], times[s].wall, times[s].thread_cpu, times[s].process_cpu});
     return std::move(result);
   };
 

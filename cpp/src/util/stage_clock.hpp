@@ -1,10 +1,11 @@
-// Wall time of a fit's stages (fit_info_["stage_seconds"]): one clock on the training thread, charged to
-// the stage in progress.
+// Wall and CPU time of a fit's stages (fit_info_["stage_seconds"], ["stage_cpu_seconds"]): one clock on
+// the training thread, charged to the stage in progress.
 #pragma once
 
 #include <array>
 #include <chrono>
 #include <cstddef>
+#include <ctime>
 
 namespace rebelboost::util {
 
@@ -33,34 +34,58 @@ inline constexpr std::array<const char*, kStageCount> kStageNames = {
     "other",     "setup", "binning",     "sampling",   "split_values", "histograms", "quick_search",
     "multiclass_root", "selection", "leaf_values", "partition", "step", "update", "evaluation"};
 
+// Seconds of one stage on three clocks: wall, CPU of the thread that owns the clock, CPU of the whole
+// process (every thread). With OMP_WAIT_POLICY=passive, waiting threads use no CPU, so process - thread
+// is the work the other threads did in the stage, whatever else the machine runs: a stage whose thread
+// CPU equals its process CPU ran serially.
+struct StageTimes {
+  double wall = 0.0;
+  double thread_cpu = 0.0;
+  double process_cpu = 0.0;
+};
+
 // Charges the time since the last switch to the stage that was in progress, so the stages partition the
 // clock's lifetime: a nested stage's time is not also counted in the stage it interrupted. Use it on one
-// thread, outside parallel regions; a switch reads the steady clock once (tens of nanoseconds).
+// thread, outside parallel regions; a switch reads three clocks (about a microsecond in all).
 class StageClock {
  public:
-  StageClock() : last_(Clock::now()) {}
+  StageClock() : last_(now()) {}
 
   // Makes `stage` the one in progress; returns the one it replaces.
   Stage enter(Stage stage) {
-    const Clock::time_point now = Clock::now();
-    seconds_[static_cast<std::size_t>(current_)] += std::chrono::duration<double>(now - last_).count();
-    last_ = now;
+    const StageTimes t = now();
+    StageTimes& s = times_[static_cast<std::size_t>(current_)];
+    s.wall += t.wall - last_.wall;
+    s.thread_cpu += t.thread_cpu - last_.thread_cpu;
+    s.process_cpu += t.process_cpu - last_.process_cpu;
+    last_ = t;
     const Stage previous = current_;
     current_ = stage;
     return previous;
   }
 
-  // Seconds per stage (indexed by Stage) since construction, the stage in progress included.
-  std::array<double, kStageCount> seconds() {
+  // Times per stage (indexed by Stage) since construction, the stage in progress included.
+  std::array<StageTimes, kStageCount> times() {
     enter(current_);
-    return seconds_;
+    return times_;
   }
 
  private:
-  using Clock = std::chrono::steady_clock;
-  Clock::time_point last_;
+  // The three clocks now (CPU clocks 0 where the platform has none).
+  static StageTimes now() {
+    StageTimes t;
+    t.wall = std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+#if defined(CLOCK_THREAD_CPUTIME_ID) && defined(CLOCK_PROCESS_CPUTIME_ID)
+    timespec ts{};
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0) t.thread_cpu = static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+    if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) == 0) t.process_cpu = static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+#endif
+    return t;
+  }
+
+  StageTimes last_;
   Stage current_ = Stage::kOther;
-  std::array<double, kStageCount> seconds_{};
+  std::array<StageTimes, kStageCount> times_{};
 };
 
 // Runs `stage` on `clock` (null: nothing is measured) for the scope's lifetime, then returns to the stage

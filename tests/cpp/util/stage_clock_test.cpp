@@ -1,4 +1,5 @@
-// Tests of the stage clock: the stages partition its lifetime, nested scopes are not counted twice.
+// Tests of the stage clock: the stages partition its lifetime, nested scopes are not counted twice, CPU
+// clocks are consistent with the wall clock.
 #include "util/stage_clock.hpp"
 
 #include <gtest/gtest.h>
@@ -37,8 +38,10 @@ TEST(StageClock, StagesPartitionTheClocksLifetime) {
   }
   spin(0.002);  // back in setup
   const double inside = since(after_start);
-  const std::array<double, kStageCount> s = clock.seconds();
+  const std::array<StageTimes, kStageCount> times = clock.times();
   const double outside = since(before);
+  std::array<double, kStageCount> s{};
+  for (std::size_t i = 0; i < kStageCount; ++i) s[i] = times[i].wall;
   const double total = std::accumulate(s.begin(), s.end(), 0.0);
   EXPECT_GE(total, inside);
   EXPECT_LE(total, outside);
@@ -51,6 +54,17 @@ TEST(StageClock, StagesPartitionTheClocksLifetime) {
             total);
   for (const Stage unused : {Stage::kSampling, Stage::kStep, Stage::kUpdate, Stage::kSelection})
     EXPECT_EQ(s[static_cast<std::size_t>(unused)], 0.0);
+  // CPU clocks: one thread's CPU never exceeds its wall time, the process's includes it (1 ms: the clocks
+  // are read one after the other), and spinning used some.
+  double thread_cpu = 0.0;
+  for (const StageTimes& t : times) {
+    EXPECT_GE(t.thread_cpu, 0.0);
+    EXPECT_LE(t.thread_cpu, t.wall + 1e-3);
+    EXPECT_GE(t.process_cpu, t.thread_cpu - 1e-3);
+    thread_cpu += t.thread_cpu;
+  }
+  EXPECT_GT(thread_cpu, 0.0);
+  EXPECT_LE(thread_cpu, total + 1e-3);
 }
 
 TEST(StageClock, ScopeWithoutClockMeasuresNothing) {
@@ -59,9 +73,10 @@ TEST(StageClock, ScopeWithoutClockMeasuresNothing) {
     const StageScope none(nullptr, Stage::kHistograms);
     spin(0.001);
   }
-  const std::array<double, kStageCount> s = clock.seconds();
-  EXPECT_EQ(s[static_cast<std::size_t>(Stage::kHistograms)], 0.0);
-  EXPECT_GE(s[static_cast<std::size_t>(Stage::kOther)], 0.001);
+  const std::array<StageTimes, kStageCount> s = clock.times();
+  EXPECT_EQ(s[static_cast<std::size_t>(Stage::kHistograms)].wall, 0.0);
+  EXPECT_EQ(s[static_cast<std::size_t>(Stage::kHistograms)].process_cpu, 0.0);
+  EXPECT_GE(s[static_cast<std::size_t>(Stage::kOther)].wall, 0.001);
 }
 
 TEST(StageClock, EveryStageHasADistinctName) {
