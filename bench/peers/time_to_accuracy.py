@@ -36,6 +36,7 @@ from rebelboost import _core  # noqa: E402
 
 RESULTS = os.path.join(os.path.dirname(__file__), "..", "results")
 THREADS = 2
+PATIENCE = 50  # LightGBM / XGBoost early stopping: rounds without a better validation error
 
 
 def rebel(depth, lr=1.0, ff=1.0, subsample=1.0, cap=120):
@@ -117,18 +118,28 @@ def run_lightgbm(data, max_rounds, budgets):
     X, y, X_val, y_val, X_test, y_test = data
     params = {"objective": "multiclass", "num_class": 10, "num_threads": THREADS, "verbose": -1,
               "metric": "multi_error"}
-    stamps, log = [], {}
+    stamps, log, best = [], {}, [float("inf"), 0]
+
+    def stop_on_validation(env):
+        # lgb.early_stopping watches every validation set, the test set too: this one watches "val" only.
+        error = next(r.metric_value for r in env.evaluation_result_list if r.dataset_name == "val")
+        if error < best[0]:
+            best[:] = [error, env.iteration]
+        elif env.iteration - best[1] >= PATIENCE:
+            raise lgb.callback.EarlyStopException(best[1], env.evaluation_result_list)
+
     start = time.perf_counter()
     train = lgb.Dataset(X, y, params={"verbose": -1, "num_threads": THREADS})
     val = lgb.Dataset(X_val, y_val, reference=train)
     test = lgb.Dataset(X_test, y_test, reference=train)
     booster = lgb.train(params, train, num_boost_round=max_rounds, valid_sets=[val, test], valid_names=["val", "test"],
                         callbacks=[lambda env: stamps.append(time.perf_counter() - start), lgb.record_evaluation(log),
-                                   lgb.early_stopping(50, first_metric_only=True, verbose=False)])
-    curve = {"time_s": stamps, "val_error": log["val"]["multi_error"], "test_error": log["test"]["multi_error"]}
-    picks = picked_stages(curve, budgets)
+                                   stop_on_validation], keep_training_booster=True)  # all trees, not the best's
+    # The stopping callback runs before record_evaluation: the round it stops at has a stamp but no metrics.
+    n = len(log["val"]["multi_error"])
+    curve = {"time_s": stamps[:n], "val_error": log["val"]["multi_error"], "test_error": log["test"]["multi_error"]}
     predict = lambda stage: np.argmax(booster.predict(X_test, num_iteration=stage), axis=1)  # noqa: E731
-    return {**curve, "picked": picks}, {stage: predict(stage).astype(np.int8) for stage in set(picks.values())}
+    return kept_predictions(curve, budgets, predict, y_test)
 
 
 def run_xgboost(data, max_rounds, budgets):
@@ -150,11 +161,21 @@ def run_xgboost(data, max_rounds, budgets):
     test = xgb.QuantileDMatrix(X_test, y_test, ref=train, nthread=THREADS)
     booster = xgb.train(params, train, num_boost_round=max_rounds, evals=[(val, "val"), (test, "test")],
                         evals_result=log, verbose_eval=False,
-                        callbacks=[Stamp(), xgb.callback.EarlyStopping(50, data_name="val", metric_name="merror")])
+                        callbacks=[Stamp(), xgb.callback.EarlyStopping(PATIENCE, data_name="val", metric_name="merror")])
     curve = {"time_s": stamps, "val_error": log["val"]["merror"], "test_error": log["test"]["merror"]}
-    picks = picked_stages(curve, budgets)
     predict = lambda stage: np.argmax(booster.predict(test, iteration_range=(0, stage)), axis=1)  # noqa: E731
-    return {**curve, "picked": picks}, {stage: predict(stage).astype(np.int8) for stage in set(picks.values())}
+    return kept_predictions(curve, budgets, predict, y_test)
+
+
+def kept_predictions(curve, budgets, predict, y_test):
+    """The curve with its picked stages, and the library's test predictions there; each must reproduce the
+    test error the library logged at that stage (within 2 rows: ties of the argmax)."""
+    picks = picked_stages(curve, budgets)
+    kept = {stage: predict(stage).astype(np.int8) for stage in set(picks.values())}
+    for stage, classes in kept.items():
+        if abs(np.mean(classes != y_test) - curve["test_error"][stage - 1]) > 2 / len(y_test):
+            raise RuntimeError(f"predictions after {stage} rounds do not give the logged test error")
+    return {**curve, "picked": picks}, kept
 
 
 def load_previous(out):
