@@ -9,12 +9,15 @@
 #include <cstdint>
 #include <vector>
 
+#include "util/default_init_allocator.hpp"
+
 namespace rebelboost::data {
 
 struct BinnedMatrix {
   std::size_t n_samples = 0;
   std::size_t n_features = 0;
-  std::vector<std::uint8_t> codes;
+  // Not zeroed on resize: BinMapper::transform writes every code, in parallel.
+  std::vector<std::uint8_t, util::DefaultInitAllocator<std::uint8_t>> codes;
 
   const std::uint8_t* column(std::size_t feature) const { return codes.data() + feature * n_samples; }
   std::uint8_t* column(std::size_t feature) { return codes.data() + feature * n_samples; }
