@@ -36,7 +36,8 @@ def summary(curve):
     reach = np.nonzero(test <= TARGET)[0]
     n = len(test)
     late = slice(3 * n // 4, n)
-    return {"stages": n, "late_gap": float(np.mean(test[late] - np.asarray(curve["val_error"])[late])), "best_stage": best, "val_error": curve["val_error"][best - 1],
+    return {"stages": n, "per_stage_ms": 1000 * float(np.median(np.diff(curve["time_s"]))) if n > 1 else float("nan"),
+            "late_gap": float(np.mean(test[late] - np.asarray(curve["val_error"])[late])), "best_stage": best, "val_error": curve["val_error"][best - 1],
             "test_error": curve["test_error"][best - 1], "time_at_best_s": curve["time_s"][best - 1],
             "fit_s": curve["time_s"][-1], "still_falling": best > 0.9 * n,
             "reach_target_s": float(curve["time_s"][reach[0]]) if len(reach) else None,
@@ -71,14 +72,14 @@ def runs_table(curves):
 
 
 def summary_table(sums, chosen):
-    lines = ["| curve | stages | whole fit (s) | best validated stage | validation error | test error there | "
+    lines = ["| curve | stages | median time per stage (ms) | whole fit (s) | best validated stage | validation error | test error there | "
              "test - validation there | same, mean over the last quarter of the stages | time there (s) | "
              "still falling at its cap | time to 11.5 % test (s), stage |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for name, s in sums.items():
         mark = " (chosen on validation)" if name == chosen else ""
         reach = "not reached" if s["reach_target_s"] is None else f"{s['reach_target_s']:.1f}, {s['reach_target_stage']}"
-        lines.append(f"| {name}{mark} | {s['stages']} | {s['fit_s']:.1f} | {s['best_stage']} | {pct(s['val_error'])} | "
+        lines.append(f"| {name}{mark} | {s['stages']} | {s['per_stage_ms']:.0f} | {s['fit_s']:.1f} | {s['best_stage']} | {pct(s['val_error'])} | "
                      f"{pct(s['test_error'])} | {100 * (s['test_error'] - s['val_error']):+.2f} | {100 * s['late_gap']:+.2f} | "
                      f"{s['time_at_best_s']:.1f} | "
                      f"{'yes' if s['still_falling'] else 'no'} | {reach} |")
@@ -158,6 +159,9 @@ def plot(curves, path):
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(1, 2, figsize=(14, 5.5), sharey=True)
+    palette = plt.cm.tab20(np.arange(20) / 20)
+    for ax in axes:
+        ax.set_prop_cycle(color=np.concatenate([palette[::2], palette[1::2]]).tolist())  # 20 distinct colours
     for ax, key, title in zip(axes, ("val_error", "test_error"), ("validation (10 000 rows of the training set)", "test (10 000 test images)")):
         for name, c in curves.items():
             style = "-" if name.startswith("REBEL") else "--"
@@ -195,7 +199,10 @@ def write_report(out):
              "included); LightGBM and XGBoost compute their validation and test metrics inside the timed loop, "
              "REBEL's are computed afterwards. 2-core shared VM; other helpers compile and benchmark on it, "
              "so each curve's load average is listed.", "", "## Runs", ""] + runs_table(curves)
-    lines += ["", "## Best validated stage of each curve", ""] + summary_table(sums, chosen)
+    lines += ["", "## Best validated stage of each curve", "",
+              "A stage is one REBEL tree (10 scores) or one LightGBM / XGBoost round (10 trees). The time per stage "
+              "depends on the load of its run (listed under Runs), so curves from busier runs are shifted right: "
+              "REBEL d4 and d4 lr0.5 do about the same work per tree.", ""] + summary_table(sums, chosen)
     if chosen and "LightGBM" in sums:
         c, lg = sums[chosen], sums["LightGBM"]
         lines += ["", f"REBEL configuration chosen on validation: **{chosen}** (validation {pct(c['val_error'])} at "
