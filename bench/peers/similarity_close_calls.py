@@ -36,17 +36,23 @@ def run(name, n_splits, max_learners):
     return rows
 
 
+def paired_difference(ours, theirs, rng):
+    """ours - theirs per split (negative: similarity-REBEL better): its mean, the 95 % bootstrap interval of
+    the mean over splits (10 000 resamples from rng), and the splits where ours is lower / equal / higher."""
+    diff = np.asarray(ours) - np.asarray(theirs)
+    low, high = np.percentile(rng.choice(diff, size=(10_000, len(diff))).mean(axis=1), [2.5, 97.5])
+    wins, ties = int(np.sum(diff < 0)), int(np.sum(diff == 0))
+    return diff.mean(), low, high, (wins, ties, len(diff) - wins - ties)
+
+
 def summary(name, rows, rng):
     ours = np.array([r[OURS] for r in rows])
     lines = [f"| {name} | {len(rows)} | {100 * ours.mean():.2f} +- {100 * ours.std():.2f} |"]
     for rival in RIVALS:
         theirs = np.array([r[rival] for r in rows])
-        diff = ours - theirs  # negative: similarity-REBEL better
-        boot = rng.choice(diff, size=(10_000, len(diff))).mean(axis=1)
-        low, high = np.percentile(boot, [2.5, 97.5])
-        wins, ties = int(np.sum(diff < 0)), int(np.sum(diff == 0))
-        lines[0] += (f" {100 * theirs.mean():.2f} +- {100 * theirs.std():.2f} | {100 * diff.mean():+.2f} "
-                     f"[{100 * low:+.2f}, {100 * high:+.2f}] | {wins}/{ties}/{len(diff) - wins - ties} |")
+        mean, low, high, (wins, ties, losses) = paired_difference(ours, theirs, rng)
+        lines[0] += (f" {100 * theirs.mean():.2f} +- {100 * theirs.std():.2f} | {100 * mean:+.2f} "
+                     f"[{100 * low:+.2f}, {100 * high:+.2f}] | {wins}/{ties}/{losses} |")
     return lines
 
 

@@ -22,6 +22,7 @@ import numpy as np
 
 from rebelboost import REBELClassifier
 from similarity_benchmark import N_JOBS, RESULTS, load, pick_on_validation, split
+from similarity_close_calls import paired_difference
 
 TAUS = (0.5, 0.1, 0.25, 0.75, 0.9)  # the default first: it wins ties
 RIVALS = ("RBF SVM (5x6 grid, val)", "MLP (best of 2, val)")
@@ -60,11 +61,9 @@ def summary(name, rows, rivals, rng):
              ", ".join(f"{t}: {sum(r['picked'] == t for r in rows)}" for t in TAUS)]
     for rival in RIVALS:
         theirs = np.array([r[rival] for r in rivals[: len(rows)]])
-        diff = picked - theirs
-        low, high = np.percentile(rng.choice(diff, size=(10_000, len(diff))).mean(axis=1), [2.5, 97.5])
-        wins, ties = int(np.sum(diff < 0)), int(np.sum(diff == 0))
-        cells.append(f"{100 * theirs.mean():.2f} ({100 * diff.mean():+.2f} [{100 * low:+.2f}, {100 * high:+.2f}]; "
-                     f"{wins}/{ties}/{len(diff) - wins - ties})")
+        mean, low, high, (wins, ties, losses) = paired_difference(picked, theirs, rng)
+        cells.append(f"{100 * theirs.mean():.2f} ({100 * mean:+.2f} [{100 * low:+.2f}, {100 * high:+.2f}]; "
+                     f"{wins}/{ties}/{losses})")
     return "| " + " | ".join(cells) + " |"
 
 
