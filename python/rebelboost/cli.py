@@ -104,7 +104,8 @@ def _train(args):
     if loss == "rebel":
         cost = _read_cost_matrix(args.cost_matrix) if args.cost_matrix else None
         clf = REBELClassifier(cost_matrix=cost, weak_learner=args.weak_learner,
-                              similarity_scaling=args.similarity_scaling, **common)
+                              similarity_scaling=args.similarity_scaling,
+                              similarity_cache_mb=args.similarity_cache_mb, **common)
     elif loss == "veb":
         clf = VEBBoostClassifier(lam=args.lam, **common)
     else:
@@ -222,6 +223,9 @@ def build_parser():
                        help="REBEL's weak learners: trees, or Localized Similarities (no missing values allowed)")
     train.add_argument("--similarity-scaling", choices=["feature", "global"], default="feature",
                        help="similarities: scale each feature by its deviation, or all by one scale")
+    train.add_argument("--similarity-cache-mb", type=float, default=1024.0,
+                       help="similarities: MiB kept for distance columns between training points (0: none); "
+                            "speed only, never the model")
     train.set_defaults(run=_train)
 
     predict = sub.add_parser("predict", help="predict labels for the rows of a data file (columns matched by name)")

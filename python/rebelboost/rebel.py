@@ -66,7 +66,7 @@ class REBELClassifier(BaseBoostingClassifier):
         the selection keeps from one iteration to the next (N doubles each; at most N of them, so the
         default holds every column up to N = 11 585 rows). A kept column saves O(N d) per candidate; when
         the budget is full the least recently used column gives way. Only time depends on it, never the
-        model. 0 keeps none.
+        model. 0 keeps none; a budget above half of the machine's physical memory is held to that half.
     cost_matrix : array of shape (n_classes, n_classes), dict or None, default=None
         ``cost_matrix[i, j]`` is the cost of predicting ``classes_[j]`` when the truth is ``classes_[i]``
         (rows and columns in the order of ``classes_``, i.e. sorted labels). Zero diagonal, non-negative,

@@ -246,6 +246,15 @@ def test_train_multiclass_and_costs(tmp_path, capsys):
     np.testing.assert_array_equal(loaded.decision_function(pd.DataFrame(X, columns=["x0", "x1"])), direct.decision_function(X))
     assert main(["train", str(binary), "--target", "y", "--loss", "adaboost", "--weak-learner", "similarity",
                  "--model", str(model)]) == 3
+    # The cache budget reaches the estimator and changes nothing in the model; a negative one is refused.
+    assert main(["train", str(binary), "--target", "y", "--weak-learner", "similarity", "--model", str(model),
+                 "--n-estimators", "15", "--similarity-cache-mb", "0"]) == 0
+    loaded = rebelboost.load(model)
+    assert loaded.similarity_cache_mb == 0.0
+    np.testing.assert_array_equal(loaded.decision_function(pd.DataFrame(X, columns=["x0", "x1"])), direct.decision_function(X))
+    assert main(["train", str(binary), "--target", "y", "--weak-learner", "similarity", "--model", str(model),
+                 "--similarity-cache-mb", "-1"]) == 2  # a parameter error: usage
+    assert "similarity_cache_mb" in capsys.readouterr().err
 
 
 def test_cmake_dir_exists():

@@ -5,20 +5,22 @@
 #include <cassert>
 #include <cmath>
 
+#include "util/physical_memory.hpp"
+
 namespace rebelboost::learner {
 
-namespace {
-
-std::size_t columns_within(double budget_mib, std::size_t n) {
-  if (n == 0) return 0;
-  const double columns = std::floor(budget_mib * 1048576.0 / (static_cast<double>(n) * sizeof(double)));
-  return columns >= static_cast<double>(n) ? n : static_cast<std::size_t>(std::max(0.0, columns));
+std::size_t cache_columns(double budget_mib, std::size_t n, std::size_t memory_bytes) {
+  if (n == 0 || !(budget_mib > 0.0)) return 0;
+  double bytes = budget_mib * 1048576.0;
+  if (memory_bytes > 0) bytes = std::min(bytes, 0.5 * static_cast<double>(memory_bytes));
+  const double columns = std::floor(bytes / (static_cast<double>(n) * sizeof(double)));
+  return columns >= static_cast<double>(n) ? n : static_cast<std::size_t>(columns);
 }
 
-}  // namespace
-
 DistanceCache::DistanceCache(const PointSet& points, double budget_mib)
-    : points_(points), capacity_(columns_within(budget_mib, points.size())), slot_of_(points.size(), -1) {}
+    : points_(points),
+      capacity_(cache_columns(budget_mib, points.size(), util::physical_memory_bytes())),
+      slot_of_(points.size(), -1) {}
 
 void DistanceCache::touch(std::size_t slot) {
   Slot& s = slots_[slot];

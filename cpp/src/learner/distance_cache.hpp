@@ -15,10 +15,16 @@ namespace rebelboost::learner {
 // column has the same bits whether it was stored, evicted and computed again, or never stored: the
 // budget changes the time a selection takes, never a model. Which columns are stored depends only on the
 // sequence of requests (not on threads). Not thread-safe.
+// The columns of n doubles that a budget of budget_mib MiB holds: at most n (every column), and within
+// half of memory_bytes, the machine's physical memory (0: unknown, no such bound), so that no budget, however
+// large, can claim memory the machine does not have.
+std::size_t cache_columns(double budget_mib, std::size_t n, std::size_t memory_bytes);
+
 class DistanceCache {
  public:
-  // budget_mib: memory for stored columns (n doubles each), in MiB; 0 stores none. At most n columns
-  // are ever stored. Scratch space for columns that find no room: at most one request's worth.
+  // budget_mib: memory for stored columns (n doubles each), in MiB; 0 stores none. Holds
+  // cache_columns(budget_mib, n, physical memory) columns, allocated as they are first stored. Scratch
+  // space for columns that find no room: at most one request's worth.
   DistanceCache(const PointSet& points, double budget_mib);
 
   // The columns of the distinct points index[0..count), valid until the next call. Stored ones are

@@ -36,6 +36,23 @@ TEST(DistanceCache, CapacityFollowsTheBudgetUpToEveryColumn) {
   EXPECT_EQ(DistanceCache(points, std::numeric_limits<double>::infinity()).capacity(), n);
 }
 
+TEST(DistanceCache, NoBudgetClaimsMoreThanHalfThePhysicalMemory) {
+  const std::size_t GiB = std::size_t{1} << 30, n = 1'000'000;  // a column: 8 MB
+  const double huge = 1e12;                                       // MiB
+  // 16 GiB of memory: at most 8 GiB of columns, i.e. floor(8 GiB / 8e6 B) = 1073 columns.
+  EXPECT_EQ(cache_columns(huge, n, 16 * GiB), 1073u);
+  EXPECT_EQ(cache_columns(std::numeric_limits<double>::infinity(), n, 16 * GiB), 1073u);
+  EXPECT_EQ(cache_columns(1024.0, n, 16 * GiB), 134u);  // below the bound: the budget itself
+  EXPECT_EQ(cache_columns(huge, 300, 16 * GiB), 300u);  // every column fits
+  EXPECT_EQ(cache_columns(huge, n, 0), n);               // memory unknown: the budget alone
+  EXPECT_EQ(cache_columns(0.0, n, 16 * GiB), 0u);
+  EXPECT_EQ(cache_columns(-1.0, n, 16 * GiB), 0u);
+  EXPECT_EQ(cache_columns(std::numeric_limits<double>::quiet_NaN(), n, 16 * GiB), 0u);
+  // The machine's own bound: a budget of a million TiB holds every column of a small set, no more.
+  const PointSet points(random_points(50, 3, 2), 50, 3, 1);
+  EXPECT_EQ(DistanceCache(points, 1e12).capacity(), 50u);
+}
+
 TEST(DistanceCache, ColumnsEqualPointSetsForEveryBudgetAndThreadCount) {
   const std::size_t n = 2100, d = 37;  // several row blocks; threaded (REBELBOOST_WORK_PER_THREAD=64)
   const auto x = random_points(n, d, 2);
