@@ -281,22 +281,32 @@ RIVALS = ["similarity-REBEL (<=200, val)", "tree-REBEL (<=200, val)", "LightGBM 
           "RBF SVM (5x6 grid, val)", "MLP (best of 2, val)"]
 
 
+FMNIST_NOTE = (
+    "fmnist10k (10 000 random rows of the F-MNIST training set): one split only (more splits: "
+    "similarity_fmnist_splits.md); the other methods from `... --datasets fmnist10k --max-learners 1000 "
+    "--small-lgb-grid --resume` (LightGBM tuned over 6 configurations; ~40 min of the 2-core machine); "
+    "similarity-REBEL rerun with the distance-column cache (main 347655d; the <= 200 column is unchanged, "
+    "its fit 149 -> 5.0 s): `OMP_WAIT_POLICY=passive flock /work/bench.lock python "
+    "bench/peers/similarity_benchmark.py --datasets fmnist10k --only-similarity --max-learners 100000 "
+    "--max-seconds 1800`. Its loss < 1/N fit stopped at the 30-minute cap after 74 996 learners (24 ms "
+    "each) with zero training error but the loss still 820/N (4 400/N after 1 000 learners: the loss "
+    "criterion itself is out of reach); load average 1.0-5.8 at readings during the run. The earlier run, "
+    "capped at 1 000 learners, ended at 19.32 % with 19.7 % training error. Why similarity-REBEL loses "
+    "on digits at <= 200 learners: `similarity_locality.md`.")
+
+
 def write_table(results, out):
     errors, times = table(results)
-    lines = ["# Localized Similarities vs trees, LightGBM, SVM and MLP (thesis Figs. 5.9/5.10 protocol)", "",
-             "`OMP_WAIT_POLICY=passive python bench/peers/similarity_benchmark.py` (2-core shared VM, n_jobs=2 "
+    intro = ("`OMP_WAIT_POLICY=passive python bench/peers/similarity_benchmark.py` (2-core shared VM, n_jobs=2 "
              "where the library has threads; every choice made on the validation quarter). Test error in % (mean "
-             "+- std over the splits; bold: the best mean). fmnist10k (10 000 random rows of the F-MNIST training "
-             "set): one split only; the other methods from `... --datasets fmnist10k --max-learners 1000 "
-             "--small-lgb-grid --resume` (LightGBM tuned over 6 configurations; ~40 min of the 2-core machine); "
-             "similarity-REBEL rerun with the distance-column cache (main 347655d; the <= 200 column is unchanged, "
-             "its fit 149 -> 5.0 s): `OMP_WAIT_POLICY=passive flock /work/bench.lock python "
-             "bench/peers/similarity_benchmark.py --datasets fmnist10k --only-similarity --max-learners 100000 "
-             "--max-seconds 1800`. Its loss < 1/N fit stopped at the 30-minute cap after 74 996 learners (24 ms "
-             "each) with zero training error but the loss still 820/N (4 400/N after 1 000 learners: the loss "
-             "criterion itself is out of reach); load average 1.0-5.8 at readings during the run. The earlier run, "
-             "capped at 1 000 learners, ended at 19.32 % with 19.7 % training error. Why similarity-REBEL loses "
-             "on digits at <= 200 learners: `similarity_locality.md`.", ""] + errors + [
+             "+- std over the splits; bold: the best mean).")
+    if max(len(entry["splits"]) for entry in results.values()) > 5:
+        intro += (" More than 5 splits: `... --splits N --resume --out OUT`, started from a copy of the 5-split "
+                  "JSON (splits are seeded by their number, so the first five are the same splits and results).")
+    if "fmnist10k" in results:
+        intro += " " + FMNIST_NOTE
+    lines = ["# Localized Similarities vs trees, LightGBM, SVM and MLP (thesis Figs. 5.9/5.10 protocol)", "",
+             intro, ""] + errors + [
              "", "Fit time in seconds of the chosen configuration (one fit; the tuning fits are in the JSON):", ""] + times + [
              "", "Paired by split: similarity-REBEL (loss < 1/N) lower / equal / higher test error than each rival:", ""
              ] + paired(results)
