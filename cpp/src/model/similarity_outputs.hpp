@@ -26,23 +26,29 @@ class SimilarityEvaluator {
     for (std::size_t i = 0; i < n; ++i) {
       const Similarity& s = model.similarities[first + i];
       if (s.kind == Similarity::Kind::kConstant) continue;
-      n_anchors_ = std::max<std::size_t>(n_anchors_, std::size_t{s.anchor_i} + 1);
+      used_.push_back(s.anchor_i);
       if (s.kind != Similarity::Kind::kTwoPoint) continue;
-      n_anchors_ = std::max<std::size_t>(n_anchors_, std::size_t{s.anchor_j} + 1);
+      used_.push_back(s.anchor_j);
       q_[i] = 0.25 * squared_distance(&model.anchors[s.anchor_i * d], &model.anchors[s.anchor_j * d], d);
     }
+    std::sort(used_.begin(), used_.end());
+    used_.erase(std::unique(used_.begin(), used_.end()), used_.end());
+    n_anchors_ = used_.empty() ? 0 : std::size_t{used_.back()} + 1;
   }
 
   std::size_t n_features() const { return model_.n_features; }
+  // Size of the distance scratch: one more than the largest anchor index in use.
   std::size_t n_anchors() const { return n_anchors_; }
 
-  // f_t(x) for the learners t in [first, first + n) into out[t - first], for the row whose feature j is at x[j * stride]; z (n_features)
-  // and distance (n_anchors) are scratch. Throws InvalidArgument naming `row` if x holds NaN.
+  // f_t(x) for the learners t in [first, first + n) into out[t - first], for the row whose feature j is at
+  // x[j * stride]; z (n_features) and distance (n_anchors) are scratch, of which only the anchors these
+  // learners use are written: a range of a few learners costs a few distances, not one per anchor of the
+  // model (eval sets advance one learner at a time). Throws InvalidArgument naming `row` if x holds NaN.
   template <typename T>
   void outputs(const T* x, std::ptrdiff_t stride, std::size_t row, double* z, double* distance, double* out) const {
     standardize(x, stride, row, z);
     const std::size_t d = model_.n_features;
-    for (std::size_t a = 0; a < n_anchors_; ++a) distance[a] = squared_distance(z, &model_.anchors[a * d], d);
+    for (const std::uint32_t a : used_) distance[a] = squared_distance(z, &model_.anchors[std::size_t{a} * d], d);
     for (std::size_t i = 0; i < n_learners_; ++i) out[i] = output(i, distance);
   }
 
@@ -89,6 +95,7 @@ class SimilarityEvaluator {
   std::size_t first_;
   std::size_t n_learners_;
   std::size_t n_anchors_ = 0;
+  std::vector<std::uint32_t> used_;  // the anchors of these learners, ascending, each once
   std::vector<double> q_;  // ||a_i - a_j||^2 / 4 of the two-point learners
 };
 

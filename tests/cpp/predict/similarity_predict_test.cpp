@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "model/similarity_outputs.hpp"
 #include "rebelboost/error.hpp"
 #include "rebelboost/predict.hpp"
 #include "rebelboost/train.hpp"
@@ -71,6 +72,33 @@ TEST(SimilarityPredict, OutputsFollowTheDefinitions) {
       for (std::size_t t = 0; t < T; ++t) h += out[r * T + t] * m.similarities[t].step[k];
       EXPECT_EQ(s[r * 3 + k], h);
     }
+}
+
+// Evaluating a few learners (an eval set advances one per iteration) computes the distances to their own
+// anchors only, not to every anchor of the model, and gives the outputs of evaluating all of them.
+TEST(SimilarityPredict, AFewLearnersComputeOnlyTheirOwnAnchorsDistances) {
+  const Dense<double> X = testing::random_matrix(200, 3, 41);
+  const Model m = trained(X);
+  const Dense<double> Q = testing::random_matrix(5, 3, 43);
+  const std::size_t T = m.n_learners();
+  std::vector<double> all(Q.n_rows * T);
+  learner_outputs(m, Q.c_view(), all.data(), 1);
+  ASSERT_GT(m.anchor_rows.size(), 10u);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (std::size_t t = 0; t < T; ++t) {
+    const similarity::SimilarityEvaluator one(m, t, 1);
+    const Similarity& s = m.similarities[t];
+    const std::size_t own = s.kind == Similarity::Kind::kConstant ? 0 : s.kind == Similarity::Kind::kOnePoint ? 1 : 2;
+    for (std::size_t r = 0; r < Q.n_rows; ++r) {
+      std::vector<double> z(4), distance(one.n_anchors(), nan);  // z: 4, not 3, quiets GCC 12's -Warray-bounds false positive
+      double f = nan;
+      one.outputs(Q.c_order.data() + r * 3, 1, r, z.data(), distance.data(), &f);
+      EXPECT_EQ(f, all[r * T + t]) << "learner " << t << ", row " << r;
+      std::size_t written = 0;
+      for (const double v : distance) written += !std::isnan(v);
+      EXPECT_EQ(written, own) << "learner " << t;
+    }
+  }
 }
 
 TEST(SimilarityPredict, ARowsScoresIgnoreItsNeighboursLayoutAndThreads) {
