@@ -127,14 +127,21 @@ def tree_rebel(d):
                                         "fit_seconds": seconds, "tuning_seconds": total, "choice": f"depth {depth}, T={T}"}}
 
 
+def lightgbm_default(d):
+    import lightgbm as lgb
+
+    Xtr, ytr, _, _, Xte, yte = d
+    default, seconds = timed_fit(lambda: lgb.LGBMClassifier(n_jobs=N_JOBS, verbose=-1), Xtr, ytr)
+    return {"LightGBM default": {"error": float(np.mean(default.predict(Xte) != yte)), "fit_seconds": seconds,
+                                 "choice": "defaults"}}
+
+
 def lightgbm(d, small_grid):
     import lightgbm as lgb
 
     Xtr, ytr, Xva, yva, Xte, yte = d
     grid = ((15, 31, 63), (0.1, 0.3), (20,)) if small_grid else ((7, 15, 31, 63), (0.03, 0.1, 0.3), (3, 20))
-    default, seconds = timed_fit(lambda: lgb.LGBMClassifier(n_jobs=N_JOBS, verbose=-1), Xtr, ytr)
-    out = {"LightGBM default": {"error": float(np.mean(default.predict(Xte) != yte)), "fit_seconds": seconds,
-                                "choice": "defaults"}}
+    out = lightgbm_default(d)
     best, total = None, 0.0
     for leaves in grid[0]:
         for rate in grid[1]:

@@ -23,7 +23,7 @@ import time
 
 import numpy as np
 
-from similarity_benchmark import N_JOBS, RESULTS, lightgbm, load, mlp, pick_on_validation, split, svm
+from similarity_benchmark import N_JOBS, RESULTS, lightgbm_default, load, mlp, pick_on_validation, split, svm
 from similarity_close_calls import paired_difference
 
 from rebelboost import REBELClassifier
@@ -62,7 +62,7 @@ def run_split(X, y, seed, learners, with_mlp):
     d = split(X, y, seed)
     row = {}
     row.update(svm(d))
-    row.update({k: v for k, v in lightgbm(d, small_grid=True).items() if k == "LightGBM default"})
+    row.update(lightgbm_default(d))
     if with_mlp:
         row.update(mlp(d, seed))
     row.update(similarity_long(d, learners))

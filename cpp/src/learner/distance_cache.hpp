@@ -11,15 +11,15 @@
 
 namespace rebelboost::learner {
 
-// Every column is computed by PointSet::squared_distances (fixed row blocks, one product per probe), so a
-// column has the same bits whether it was stored, evicted and computed again, or never stored: the
-// budget changes the time a selection takes, never a model. Which columns are stored depends only on the
-// sequence of requests (not on threads). Not thread-safe.
 // The columns of n doubles that a budget of budget_mib MiB holds: at most n (every column), and within
 // half of memory_bytes, the machine's physical memory (0: unknown, no such bound), so that no budget, however
 // large, can claim memory the machine does not have.
 std::size_t cache_columns(double budget_mib, std::size_t n, std::size_t memory_bytes);
 
+// Every column is computed by PointSet::squared_distances (fixed row blocks, one product per probe), so a
+// column has the same bits whether it was stored, evicted and computed again, or never stored: the
+// budget changes the time a selection takes, never a model. Which columns are stored depends only on the
+// sequence of requests (not on threads). Not thread-safe.
 class DistanceCache {
  public:
   // budget_mib: memory for stored columns (n doubles each), in MiB; 0 stores none. Holds
