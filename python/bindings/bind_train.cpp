@@ -5,6 +5,8 @@
 #include <pybind11/stl.h>
 
 #include <algorithm>
+#include <memory>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -12,7 +14,9 @@
 #include "convert.hpp"
 #include "interruptible.hpp"
 #include "py_model.hpp"
+#include "data/bin_mapper.hpp"
 #include "rebelboost/train.hpp"
+#include "util/parallel.hpp"
 
 namespace rebelboost::bindings {
 
@@ -144,6 +148,56 @@ py::dict record_of(const IterationInfo& info, const EvalArrays& evals, std::size
   return d;
 }
 
+// A Reducer backed by a Python callable reduce(values: int64 array, op: "sum" | "max") -> int64 array of
+// the same length (rebelboost.dask's all-reduce). Called from the training thread: it takes the GIL.
+class PyReducer final : public Reducer {
+ public:
+  explicit PyReducer(py::object reduce) : reduce_(std::move(reduce)) {}
+  ~PyReducer() override {
+    py::gil_scoped_acquire acquire;
+    reduce_ = py::object();
+  }
+  void sum(std::int64_t* data, std::size_t n) override { call(data, n, "sum"); }
+  void max(std::int64_t* data, std::size_t n) override { call(data, n, "max"); }
+
+ private:
+  void call(std::int64_t* data, std::size_t n, const char* op) {
+    py::gil_scoped_acquire acquire;
+    try {
+      py::array_t<std::int64_t> values(static_cast<py::ssize_t>(n));
+      std::copy(data, data + n, values.mutable_data());
+      auto out = py::array_t<std::int64_t, py::array::c_style | py::array::forcecast>::ensure(reduce_(values, op));
+      if (!out || static_cast<std::size_t>(out.size()) != n)
+        throw InvalidArgument("the reducer returned an array of the wrong length");
+      std::copy(out.data(), out.data() + n, data);
+    } catch (py::error_already_set& e) {  // raised again in the calling thread as RuntimeError
+      throw std::runtime_error(std::string("distributed reduction failed: ") + e.what());
+    }
+  }
+  py::object reduce_;
+};
+
+// The distributed part of a fit (null when reducer is None).
+std::unique_ptr<DistributedPart> distributed_part(const py::object& reducer, const py::object& bin_edges,
+                                                  const py::object& global_rows, std::size_t n_rows,
+                                                  std::unique_ptr<PyReducer>& keep,
+                                                  py::array_t<std::uint64_t, py::array::c_style | py::array::forcecast>& rows) {
+  if (reducer.is_none()) return nullptr;
+  auto part = std::make_unique<DistributedPart>();
+  keep = std::make_unique<PyReducer>(reducer);
+  part->reducer = keep.get();
+  for (const py::handle& e : py::reinterpret_borrow<py::list>(bin_edges)) {
+    const Array a = Array::ensure(e);
+    if (!a || a.ndim() != 1) throw InvalidArgument("bin_edges must be a list of 1-D arrays");
+    part->bin_edges.emplace_back(a.data(), a.data() + a.size());
+  }
+  rows = py::array_t<std::uint64_t, py::array::c_style | py::array::forcecast>::ensure(global_rows);
+  if (!rows || rows.ndim() != 1 || static_cast<std::size_t>(rows.shape(0)) != n_rows)
+    throw InvalidArgument("global_rows must be 1-D with one index per row of X");
+  part->global_rows = rows.data();
+  return part;
+}
+
 py::tuple train_py(const py::array& X, const Labels& y, const py::object& sample_weight, std::size_t n_classes,
                    const std::string& loss, int n_estimators, int max_depth, int n_bins, double learning_rate,
                    int n_threads, double smoothing, std::size_t bin_subsample, std::int64_t bin_seed,
@@ -151,7 +205,8 @@ py::tuple train_py(const py::array& X, const Labels& y, const py::object& sample
                    int criterion, double weight_trim, double subsample, double feature_fraction, std::int64_t seed,
                    const py::object& init_model, const py::list& eval_sets, const std::string& learner,
                    const std::string& step_rule, double tau_ratio, int max_candidates, const std::string& scaling,
-                   double distance_cache_mb) {
+                   double distance_cache_mb, const py::object& reducer, const py::object& bin_edges,
+                   const py::object& global_rows) {
   const TrainParams p = make_params(n_classes, loss, n_estimators, max_depth, n_bins, learning_rate, n_threads,
                                     smoothing, bin_subsample, bin_seed, veb_lambda, cost_matrix, quick, criterion,
                                     weight_trim, subsample, feature_fraction, seed, learner, step_rule, tau_ratio,
@@ -164,6 +219,10 @@ py::tuple train_py(const py::array& X, const Labels& y, const py::object& sample
   const double* w = weights_of(sample_weight, n_rows, weights, "sample_weight");
   const Model* init = init_model.is_none() ? nullptr : &init_model.cast<const PyModel&>().model();
   const EvalArrays evals = eval_arrays(eval_sets, X);
+  std::unique_ptr<PyReducer> py_reducer;
+  py::array_t<std::uint64_t, py::array::c_style | py::array::forcecast> rows_kept;
+  const std::unique_ptr<DistributedPart> part =
+      distributed_part(reducer, bin_edges, global_rows, n_rows, py_reducer, rows_kept);
   const std::size_t K = p.loss == LossKind::kRebel ? n_classes : 1;
   std::function<bool(const IterationInfo&)> on_iteration;
   if (!callback.is_none()) {
@@ -177,6 +236,7 @@ py::tuple train_py(const py::array& X, const Labels& y, const py::object& sample
     using T = std::remove_cv_t<std::remove_pointer_t<decltype(view.data)>>;
     TrainOptions<T> options;
     options.init_model = init;
+    options.distributed = part.get();
     for (std::size_t e = 0; e < evals.X.size(); ++e)
       options.eval_sets.push_back({view_2d<T>(evals.X[e]), evals.y[e].data(), evals.w_data[e]});
     return run_interruptible(
@@ -203,18 +263,56 @@ py::tuple train_py(const py::array& X, const Labels& y, const py::object& sample
                         run.error, stages);
 }
 
+// The global rows whose values give the bin edges: what BinMapper::fit samples from n_rows rows.
+py::array_t<std::uint64_t> bin_sample_rows(std::size_t n_rows, std::size_t subsample, std::int64_t seed) {
+  if (subsample == 0) throw InvalidArgument("bin_subsample must be positive");
+  const std::vector<std::size_t> rows = data::subsample_rows(n_rows, subsample, seed);
+  py::array_t<std::uint64_t> out(static_cast<py::ssize_t>(rows.size()));
+  std::copy(rows.begin(), rows.end(), out.mutable_data());
+  return out;
+}
+
+// The bin edges per feature that a fit finds on exactly these rows (the sampled rows of the whole data).
+py::list bin_edges_of(const py::array& X, int n_bins, const py::object& sample_weight, int n_threads) {
+  const std::size_t n_rows = X.ndim() == 2 ? static_cast<std::size_t>(X.shape(0)) : 0;
+  Array weights;
+  const double* w = weights_of(sample_weight, n_rows, weights, "sample_weight");
+  data::BinMapper bins(n_bins, std::max<std::size_t>(n_rows, 1), -1);
+  with_view(X, [&](auto view) {
+    py::gil_scoped_release release;
+    bins.fit(view, util::resolve_threads(n_threads), w);
+    return 0;
+  });
+  py::list edges;
+  for (std::size_t f = 0; f < bins.n_features(); ++f) {
+    const std::vector<double>& e = bins.edges(f);
+    Array a(static_cast<py::ssize_t>(e.size()));
+    std::copy(e.begin(), e.end(), a.mutable_data());
+    edges.append(a);
+  }
+  return edges;
+}
+
 }  // namespace
 
 void bind_train(py::module_& m) {
+  m.def("bin_sample_rows", &bin_sample_rows, py::arg("n_rows"), py::arg("bin_subsample") = TrainParams{}.bin_subsample,
+        py::arg("bin_seed") = TrainParams{}.bin_seed,
+        "The rows (ascending) whose values a fit of n_rows rows uses to find bin edges (rows with zero weight "
+        "are then dropped).");
+  m.def("bin_edges", &bin_edges_of, py::arg("X"), py::arg("n_bins"), py::arg("sample_weight") = py::none(),
+        py::arg("n_threads") = 0,
+        "Per feature, the bin edges a fit finds from exactly the rows of X (its bin sample).");
   m.def("train", &train_py, py::arg("X"), py::arg("y"), py::arg("sample_weight"), py::arg("n_classes"),
         py::arg("loss"), py::arg("n_estimators"), py::arg("max_depth"), py::arg("n_bins"),
         py::arg("learning_rate"), py::arg("n_threads"), py::arg("smoothing") = -1.0,
-        py::arg("bin_subsample") = 200000, py::arg("bin_seed") = -1, py::arg("callback") = py::none(), py::arg("veb_lambda") = 0.5,
+        py::arg("bin_subsample") = TrainParams{}.bin_subsample, py::arg("bin_seed") = TrainParams{}.bin_seed, py::arg("callback") = py::none(), py::arg("veb_lambda") = 0.5,
         py::arg("cost_matrix") = py::none(), py::arg("quick") = 2, py::arg("criterion") = 0,
         py::arg("weight_trim") = 1.0, py::arg("subsample") = 1.0, py::arg("feature_fraction") = 1.0,
         py::arg("seed") = 0, py::arg("init_model") = py::none(), py::arg("eval_sets") = py::list(),
         py::arg("learner") = "tree", py::arg("step_rule") = "exact", py::arg("tau_ratio") = 0.5,
         py::arg("max_candidates") = 0, py::arg("scaling") = "feature", py::arg("distance_cache_mb") = 1024.0,
+        py::arg("reducer") = py::none(), py::arg("bin_edges") = py::list(), py::arg("global_rows") = py::none(),
         "Fit a boosted ensemble; returns (Model, history, stop_reason, stop_message, error, stage_seconds). X float32/float64, y int32 class "
         "indices; eval_sets: [(X, y, sample_weight or None)]; init_model: a Model to continue (warm start); "
         "learner: 'tree' or 'similarity' (step_rule, tau_ratio, max_candidates, scaling ('feature' or 'global'), "
@@ -222,7 +320,10 @@ void bind_train(py::module_& m) {
         "TrainParams::similarity). "
         "error: the Python exception (KeyboardInterrupt, or raised by the callback) that stopped training, for "
         "the caller to raise after keeping the finished iterations, else None. stage_seconds: {'wall' | 'thread_cpu' | "
-        "'process_cpu': {stage: seconds}} of the whole fit (TrainResult::stage_seconds).");
+        "'process_cpu': {stage: seconds}} of the whole fit (TrainResult::stage_seconds). "
+        "reducer, bin_edges, global_rows: one participant of a distributed fit (rebelboost.dask): reducer(values, op) "
+        "returns the element-wise 'sum' or 'max' of an int64 array over all participants, bin_edges the global "
+        "edges per feature, global_rows the global index of each row of X.");
 }
 
 }  // namespace rebelboost::bindings

@@ -117,6 +117,28 @@ struct EvalSet {
   const double* sample_weight = nullptr;  // null: all ones; otherwise finite, >= 0, positive sum
 };
 
+// Distributed training (docs/distributed.md): every participant calls train() with the same parameters on
+// its own rows. Each call below is made by all participants in the same order with arrays of the same
+// length, and must leave in `data` the element-wise sum (or maximum) over all of them. Every total of the
+// fit is an integer (histograms, counts) or the digits of an exact sum (util/exact_sum.hpp), so the model
+// is the same, bit for bit, for any split of the rows between participants: a local fit's model.
+class Reducer {
+ public:
+  virtual ~Reducer() = default;
+  virtual void sum(std::int64_t* data, std::size_t n) = 0;
+  virtual void max(std::int64_t* data, std::size_t n) = 0;
+};
+
+// One participant's part of a distributed fit (trees only: AdaBoost, VEB-Boost, REBEL).
+struct DistributedPart {
+  Reducer* reducer = nullptr;                  // required
+  // Per feature, the bin edges every participant uses: those a local fit finds on its bin sample
+  // (data::subsample_rows of the global rows, rows with zero weight dropped), found once for all.
+  std::vector<std::vector<double>> bin_edges;
+  // The global index of each local row (X's rows), for the per-row random draws of `subsample`.
+  const std::uint64_t* global_rows = nullptr;
+};
+
 // What a training run may do besides fitting: where it starts, what it watches, when it stops.
 template <typename T>
 struct TrainOptions {
@@ -130,6 +152,8 @@ struct TrainOptions {
   // Polled between iterations and between tree layers: once true, training ends within about one layer's
   // work with stop_reason "interrupted", keeping the finished iterations. Any thread may set it.
   const std::atomic<bool>* stop = nullptr;
+  // Set for one participant of a distributed fit (X holds its rows only; it may hold none).
+  const DistributedPart* distributed = nullptr;
 };
 
 struct TrainResult {

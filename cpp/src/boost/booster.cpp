@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 #include <memory>
+#include <utility>
 #include <string>
 
 #include <unistd.h>
@@ -15,6 +17,7 @@
 #include "rebelboost/train.hpp"
 #include "util/format.hpp"
 #include "util/parallel.hpp"
+#include "util/reduce.hpp"
 #include "util/stage_clock.hpp"
 
 namespace rebelboost {
@@ -34,9 +37,11 @@ void check_params(const TrainParams& p) {
   if (p.bin_subsample == 0) throw InvalidArgument("bin_subsample must be positive");
 }
 
-void check_data(std::size_t n_rows, std::size_t n_cols, const std::int32_t* y, const double* sample_weight,
-                std::size_t n_classes) {
-  if (n_rows == 0) throw InvalidArgument("X has 0 samples; at least 1 is required");
+// Checks shapes, labels and weights; returns (the number of rows, the exact sum of sample weights) over every
+// participant (a distributed part may hold no rows; the whole fit needs one).
+std::pair<std::size_t, double> check_data(std::size_t n_rows, std::size_t n_cols, const std::int32_t* y,
+                                          const double* sample_weight, std::size_t n_classes, Reducer* reducer) {
+  if (n_rows == 0 && reducer == nullptr) throw InvalidArgument("X has 0 samples; at least 1 is required");
   if (n_cols == 0) throw InvalidArgument("X has 0 features; at least 1 is required");
   if (n_cols > kMaxFeatures)
     throw InvalidArgument("X has " + std::to_string(n_cols) + " features, more than the limit kMaxFeatures = " +
@@ -49,18 +54,21 @@ void check_data(std::size_t n_rows, std::size_t n_cols, const std::int32_t* y, c
     if (y[i] < 0 || static_cast<std::size_t>(y[i]) >= n_classes)
       throw InvalidArgument("label index " + std::to_string(y[i]) + " at row " + std::to_string(i) +
                             " is outside [0, " + std::to_string(n_classes) + ")");
-  if (sample_weight) {
-    double total = 0.0;
-    for (std::size_t i = 0; i < n_rows; ++i) {
-      const double v = sample_weight[i];
-      if (!std::isfinite(v)) throw InvalidArgument("sample_weight contains a non-finite value at row " + std::to_string(i));
-      if (v < 0.0) throw InvalidArgument("sample_weight contains a negative value at row " + std::to_string(i));
-      total += v;
-    }
-    if (!(total > 0.0)) throw InvalidArgument("sample_weight sums to zero; at least one weight must be positive");
-    if (!std::isfinite(total))
-      throw InvalidArgument("sample_weight sums to more than the largest double; divide the weights by a constant");
+  std::int64_t n_total = static_cast<std::int64_t>(n_rows);
+  util::reduce_counts(&n_total, 1, reducer);
+  if (n_total == 0) throw InvalidArgument("X has 0 samples; at least 1 is required");
+  util::ExactSum weights;
+  for (std::size_t i = 0; i < n_rows; ++i) {
+    const double v = sample_weight ? sample_weight[i] : 1.0;
+    if (!std::isfinite(v)) throw InvalidArgument("sample_weight contains a non-finite value at row " + std::to_string(i));
+    if (v < 0.0) throw InvalidArgument("sample_weight contains a negative value at row " + std::to_string(i));
+    weights.add(v);
   }
+  const double total = util::reduced_value(weights, reducer);
+  if (!(total > 0.0)) throw InvalidArgument("sample_weight sums to zero; at least one weight must be positive");
+  if (!std::isfinite(total))
+    throw InvalidArgument("sample_weight sums to more than the largest double; divide the weights by a constant");
+  return {static_cast<std::size_t>(n_total), total};
 }
 
 // The cost matrix as n_classes x n_classes row-major: uniform (0 on the diagonal, 1 elsewhere) when
@@ -92,10 +100,13 @@ std::vector<double> checked_cost_matrix(const std::vector<double>& cost, std::si
 // Sample weights multiplied by the power of two that brings the largest into [0.5, 1): exact for normal
 // numbers (the model does not change), and weights as small as 5e-324 or near 1e308 neither vanish nor
 // overflow inside any loss, so all three treat them alike. Weights are finite, >= 0, with a positive sum.
-std::vector<double> scaled_weights(const double* sample_weight, std::size_t n) {
+std::vector<double> scaled_weights(const double* sample_weight, std::size_t n, Reducer* reducer) {
   std::vector<double> w(sample_weight, sample_weight + n);
   int exponent = 0;
-  std::frexp(*std::max_element(w.begin(), w.end()), &exponent);
+  if (n > 0) std::frexp(*std::max_element(w.begin(), w.end()), &exponent);
+  std::int64_t largest = n > 0 ? exponent : std::numeric_limits<std::int32_t>::min();  // of the largest weight, everywhere
+  util::reduce_max(&largest, 1, reducer);
+  exponent = static_cast<int>(largest);
   for (double& v : w) v = std::ldexp(v, -exponent);
   return w;
 }
@@ -139,10 +150,10 @@ std::string loss_rise(double before, double after, int t, bool step_minimises) {
 // The loss of params.loss for these labels and weights (rows sorted by class for REBEL's root search).
 std::unique_ptr<loss::Loss> make_training_loss(const TrainParams& params, const std::int32_t* y,
                                                const double* sample_weight, std::size_t n, std::size_t n_classes,
-                                               double smoothing, int n_threads) {
+                                               double smoothing, int n_threads, Reducer* reducer) {
   std::vector<double> w_scaled;
   if (sample_weight) {
-    w_scaled = scaled_weights(sample_weight, n);
+    w_scaled = scaled_weights(sample_weight, n, reducer);
     sample_weight = w_scaled.data();
   }
   switch (params.loss) {
@@ -151,15 +162,15 @@ std::unique_ptr<loss::Loss> make_training_loss(const TrainParams& params, const 
       if (n_classes != 2)
         throw InvalidArgument(std::string(loss_name(params.loss)) + " is a binary loss and needs exactly 2 classes, got " +
                               std::to_string(n_classes) + "; use the REBEL loss for multi-class problems");
-      if (params.loss == LossKind::kAdaBoost) return loss::make_adaboost(y, sample_weight, n, smoothing, n_threads);
+      if (params.loss == LossKind::kAdaBoost) return loss::make_adaboost(y, sample_weight, n, smoothing, n_threads, reducer);
       if (!(params.veb_lambda >= 0.0 && params.veb_lambda <= 1.0))
         throw InvalidArgument("veb_lambda must be in [0, 1], got " + std::to_string(params.veb_lambda));
-      return loss::make_veb(y, sample_weight, n, smoothing, n_threads, params.veb_lambda);
+      return loss::make_veb(y, sample_weight, n, smoothing, n_threads, params.veb_lambda, reducer);
     case LossKind::kRebel: {
       if (n_classes < 2) throw InvalidArgument("REBEL needs at least 2 classes, got " + std::to_string(n_classes));
       check_rebel_memory(n, n_classes);
       const std::vector<double> cost = checked_cost_matrix(params.cost_matrix, n_classes);
-      return loss::make_rebel(y, sample_weight, n, n_classes, cost, smoothing, n_threads);
+      return loss::make_rebel(y, sample_weight, n, n_classes, cost, smoothing, n_threads, reducer);
     }
   }
   throw InvalidArgument("unknown loss kind " + std::to_string(static_cast<std::uint32_t>(params.loss)));
@@ -188,19 +199,18 @@ TrainResult train(MatrixView<T> X, const std::int32_t* y, const double* sample_w
   util::StageClock clock;  // stages of this fit: TrainResult::stage_seconds
   clock.enter(util::Stage::kSetup);
   check_params(params);
-  check_data(X.n_rows, X.n_cols, y, sample_weight, n_classes);
+  Reducer* const reducer = options.distributed ? options.distributed->reducer : nullptr;
+  if (options.distributed && (reducer == nullptr || params.learner != LearnerKind::kTree || params.weight_trim < 1.0))
+    throw InvalidArgument("distributed training needs a reducer and grows trees only (no similarities, no weight_trim)");
+  const auto [n_all, weight_sum] = check_data(X.n_rows, X.n_cols, y, sample_weight, n_classes, reducer);
   const int n_threads = util::resolve_threads(params.n_threads);
   const std::size_t n = X.n_rows;
 
   // Default smoothing: one unit-weight sample's share, 1 / max(sum of sample weights, n), per class for
   // REBEL. Sample weights count as frequencies (weight 2 == the row twice gives the same model); weights
-  // that sum to less than n (e.g. normalised to 1) fall back to 1 / n instead of over-smoothing.
-  double weight_total = static_cast<double>(n);
-  if (sample_weight) {
-    double s = 0.0;
-    for (std::size_t i = 0; i < n; ++i) s += sample_weight[i];
-    weight_total = std::max(weight_total, s);
-  }
+  // that sum to less than n (e.g. normalised to 1) fall back to 1 / n instead of over-smoothing. Both
+  // count every participant's rows in a distributed fit.
+  const double weight_total = std::max(static_cast<double>(n_all), sample_weight ? weight_sum : 0.0);
   const bool multiclass = params.loss == LossKind::kRebel;
   // Rows sorted by class: REBEL's root search and the Gini criterion read class blocks.
   const bool sort_by_class = multiclass || (params.criterion == 1 && n_classes == 2);
@@ -233,10 +243,12 @@ TrainResult train(MatrixView<T> X, const std::int32_t* y, const double* sample_w
     }
   }
 
+  // Eval sets are whole on every participant: their losses reduce nothing.
   const auto make_loss = [&](const std::int32_t* labels, const double* weights, std::size_t n_rows) {
-    return make_training_loss(params, labels, weights, n_rows, n_classes, smoothing, n_threads);
+    return make_training_loss(params, labels, weights, n_rows, n_classes, smoothing, n_threads, nullptr);
   };
-  std::unique_ptr<loss::Loss> loss = make_loss(y, sample_weight, n);
+  std::unique_ptr<loss::Loss> loss =
+      make_training_loss(params, y, sample_weight, n, n_classes, smoothing, n_threads, reducer);
   const auto stopped = [&] { return options.stop != nullptr && options.stop->load(std::memory_order_relaxed); };
 
   const learner::TrainingRows training_rows{rows, class_begin, original_weight};
@@ -244,7 +256,7 @@ TrainResult train(MatrixView<T> X, const std::int32_t* y, const double* sample_w
   clock.enter(util::Stage::kBinning);
   switch (params.learner) {
     case LearnerKind::kTree:
-      family = learner::make_tree_family(X, params, training_rows, n_threads);
+      family = learner::make_tree_family(X, params, training_rows, n_threads, options.distributed);
       break;
     case LearnerKind::kSimilarity:
       family = learner::make_similarity_family(X, params, training_rows, n_classes, n_threads);

@@ -172,6 +172,21 @@ void BinMapper::fit(MatrixView<T> X, int n_threads, const double* sample_weight)
   }, /*dynamic=*/true);
 }
 
+void BinMapper::set_edges(const std::vector<std::vector<double>>& edges, std::size_t n_features) {
+  if (edges.size() != n_features)
+    throw InvalidArgument("bin edges for " + std::to_string(edges.size()) + " features; X has " + std::to_string(n_features));
+  for (std::size_t f = 0; f < edges.size(); ++f) {
+    const std::vector<double>& e = edges[f];
+    if (e.size() + 1 > static_cast<std::size_t>(n_bins_ - 1))
+      throw InvalidArgument("feature " + std::to_string(f) + " has " + std::to_string(e.size()) + " bin edges; n_bins=" +
+                            std::to_string(n_bins_) + " allows at most " + std::to_string(n_bins_ - 2));
+    for (std::size_t b = 0; b < e.size(); ++b)
+      if (!std::isfinite(e[b]) || (b > 0 && !(e[b - 1] < e[b])))
+        throw InvalidArgument("the bin edges of feature " + std::to_string(f) + " are not finite and increasing");
+  }
+  edges_ = edges;
+}
+
 template <typename T>
 BinnedMatrix BinMapper::transform(MatrixView<T> X, int n_threads, const std::size_t* rows) const {
   if (X.n_cols != edges_.size())

@@ -26,6 +26,10 @@ class BinMapper {
   template <typename T>
   void fit(MatrixView<T> X, int n_threads, const double* sample_weight = nullptr);
 
+  // Takes edges found elsewhere (a distributed fit's, from its global sample) for n_features features:
+  // per feature at most n_bins - 2 finite, strictly increasing values. Throws InvalidArgument otherwise.
+  void set_edges(const std::vector<std::vector<double>>& edges, std::size_t n_features);
+
   // Bins X with the learned edges; output row r is X's row rows[r] (rows == null: row r). Throws
   // InvalidArgument on +-inf or a column-count mismatch.
   template <typename T>

@@ -67,9 +67,10 @@ struct TrainingRows {
 };
 
 // Trees (thesis §4.4): bins X, then grows one tree per iteration (QuickBoost, subsampling heuristics).
+// `distributed` (null for a local fit): this participant's rows only, the global bin edges and reductions.
 template <typename T>
 std::unique_ptr<Family<T>> make_tree_family(MatrixView<T> X, const TrainParams& params, const TrainingRows& rows,
-                                            int n_threads);
+                                            int n_threads, const DistributedPart* distributed = nullptr);
 
 // Localized Similarities (thesis Ch. 5): standardises X (no NaN or inf allowed), then selects one
 // similarity per iteration (similarity_select.hpp). Needs a loss with real-valued steps (REBEL).

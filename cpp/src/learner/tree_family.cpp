@@ -82,22 +82,30 @@ tree::Criterion criterion(const TrainParams& params) {
   return params.criterion == 1 ? tree::Criterion::kGini : tree::Criterion::kLoss;
 }
 
-// Learns the bin edges (from X's rows with positive weight) and bins X in training row order.
+// Learns the bin edges (from X's rows with positive weight; a distributed part takes the global edges) and
+// bins X in training row order.
 template <typename T>
-data::BinnedMatrix fit_and_bin(data::BinMapper& bins, MatrixView<T> X, const TrainingRows& rows, int n_threads) {
-  bins.fit(X, n_threads, rows.sample_weight);
+data::BinnedMatrix fit_and_bin(data::BinMapper& bins, MatrixView<T> X, const TrainingRows& rows, int n_threads,
+                               const DistributedPart* distributed) {
+  if (distributed) bins.set_edges(distributed->bin_edges, X.n_cols);
+  else bins.fit(X, n_threads, rows.sample_weight);
   return bins.transform(X, n_threads, rows.rows.empty() ? nullptr : rows.rows.data());
 }
 
 template <typename T>
 class TreeFamily final : public Family<T> {
  public:
-  TreeFamily(MatrixView<T> X, const TrainParams& params, const TrainingRows& rows, int n_threads)
+  TreeFamily(MatrixView<T> X, const TrainParams& params, const TrainingRows& rows, int n_threads,
+             const DistributedPart* distributed)
       : X_(X), params_(params), rows_(rows.rows), n_(X.n_rows), d_(X.n_cols), n_threads_(n_threads),
+        global_rows_(distributed ? distributed->global_rows : nullptr),
         bins_(params.n_bins, params.bin_subsample, params.bin_seed),
-        binned_(fit_and_bin(bins_, X, rows, n_threads)),
-        grower_(binned_, bins_, n_threads, rows.class_begin, quick_mode(params),
-                {params.quick_eta, params.quick_chunks}, criterion(params)) {
+        binned_(fit_and_bin(bins_, X, rows, n_threads, distributed)),
+        // A distributed part searches every node by the full scan (the same trees as any quick mode) of its
+        // rows, totals reduced over the participants (grower.hpp).
+        grower_(binned_, bins_, n_threads, rows.class_begin, distributed ? tree::QuickMode::kOff : quick_mode(params),
+                {params.quick_eta, params.quick_chunks}, criterion(params), /*subtraction=*/distributed == nullptr,
+                distributed ? distributed->reducer : nullptr) {
     for (const double v : {params.weight_trim, params.subsample, params.feature_fraction})
       if (!(v > 0.0 && v <= 1.0))
         throw InvalidArgument("weight_trim, subsample and feature_fraction must be in (0, 1], got " + std::to_string(v));
@@ -174,10 +182,13 @@ class TreeFamily final : public Family<T> {
     const auto stream = mix(static_cast<std::uint64_t>(params_.seed)) ^ mix(static_cast<std::uint64_t>(iteration) + 0x51ED);
     if (sample_rows_) {
       std::fill(active_rows_.begin(), active_rows_.end(), 1);
-      // Rows are visited in training order; `rows` maps back to X's rows, so the draw is per original row.
+      // Rows are visited in training order; `rows` maps back to X's rows, so the draw is per original row
+      // (per global row in a distributed fit).
       if (params_.subsample < 1.0)
-        for (std::size_t i = 0; i < n_; ++i)
-          active_rows_[i] = unit(stream ^ mix((rows_.empty() ? i : rows_[i]) + 1)) < params_.subsample;
+        for (std::size_t i = 0; i < n_; ++i) {
+          const std::size_t row = rows_.empty() ? i : rows_[i];
+          active_rows_[i] = unit(stream ^ mix((global_rows_ ? global_rows_[row] : row) + 1)) < params_.subsample;
+        }
       if (params_.weight_trim < 1.0) {
         loss.sample_mass(mass_.data());
         trim_by_weight(mass_, params_.weight_trim, active_rows_);
@@ -203,6 +214,7 @@ class TreeFamily final : public Family<T> {
   std::size_t n_;
   std::size_t d_;
   int n_threads_;
+  const std::uint64_t* global_rows_;  // distributed: the global index of each of X's rows
   util::StageClock* clock_ = nullptr;
   data::BinMapper bins_;
   data::BinnedMatrix binned_;
@@ -221,13 +233,13 @@ class TreeFamily final : public Family<T> {
 
 template <typename T>
 std::unique_ptr<Family<T>> make_tree_family(MatrixView<T> X, const TrainParams& params, const TrainingRows& rows,
-                                            int n_threads) {
-  return std::make_unique<TreeFamily<T>>(X, params, rows, n_threads);
+                                            int n_threads, const DistributedPart* distributed) {
+  return std::make_unique<TreeFamily<T>>(X, params, rows, n_threads, distributed);
 }
 
 template std::unique_ptr<Family<float>> make_tree_family<float>(MatrixView<float>, const TrainParams&,
-                                                                const TrainingRows&, int);
+                                                                const TrainingRows&, int, const DistributedPart*);
 template std::unique_ptr<Family<double>> make_tree_family<double>(MatrixView<double>, const TrainParams&,
-                                                                  const TrainingRows&, int);
+                                                                  const TrainingRows&, int, const DistributedPart*);
 
 }  // namespace rebelboost::learner

@@ -13,8 +13,9 @@ namespace {
 
 class AdaBoostLoss final : public BinaryExpLoss {
  public:
-  AdaBoostLoss(const std::int32_t* y, const double* sample_weight, std::size_t n, double smoothing, int n_threads)
-      : BinaryExpLoss(y, sample_weight, n, smoothing, n_threads, 0.5) {}
+  AdaBoostLoss(const std::int32_t* y, const double* sample_weight, std::size_t n, double smoothing, int n_threads,
+               Reducer* reducer)
+      : BinaryExpLoss(y, sample_weight, n, smoothing, n_threads, 0.5, reducer) {}
 
   double value() const override { return z_; }
 
@@ -29,8 +30,8 @@ class AdaBoostLoss final : public BinaryExpLoss {
 }  // namespace
 
 std::unique_ptr<Loss> make_adaboost(const std::int32_t* y, const double* sample_weight, std::size_t n,
-                                    double smoothing, int n_threads) {
-  return std::make_unique<AdaBoostLoss>(y, sample_weight, n, smoothing, n_threads);
+                                    double smoothing, int n_threads, Reducer* reducer) {
+  return std::make_unique<AdaBoostLoss>(y, sample_weight, n, smoothing, n_threads, reducer);
 }
 
 }  // namespace rebelboost::loss

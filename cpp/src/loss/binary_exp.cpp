@@ -7,50 +7,30 @@
 
 #include "util/fixed_point.hpp"
 #include "util/parallel.hpp"
+#include "util/reduce.hpp"
 
 namespace rebelboost::loss {
 
-namespace {
-
-void block_sums(const std::int8_t* f, const std::int8_t* y, const double* u, std::size_t n, double& right,
-                double& wrong) {
-  // acc[k][right?]: four interleaved, branch-free partial sums that break the add latency chain.
-  double acc[4][2] = {{0, 0}, {0, 0}, {0, 0}, {0, 0}};
-  std::size_t i = 0;
-  for (; i + 4 <= n; i += 4)
-    for (std::size_t k = 0; k < 4; ++k) acc[k][f[i + k] == y[i + k]] += u[i + k];
-  for (; i < n; ++i) acc[0][f[i] == y[i]] += u[i];
-  right = (acc[0][1] + acc[1][1]) + (acc[2][1] + acc[3][1]);
-  wrong = (acc[0][0] + acc[1][0]) + (acc[2][0] + acc[3][0]);
-}
-
-}  // namespace
-
 void right_wrong_sums(const std::int8_t* f, const std::int8_t* y, const double* u, std::size_t n, double& right,
-                      double& wrong, int n_threads, std::size_t block) {
-  const std::size_t n_blocks = (n + block - 1) / block;
-  std::vector<double> r(n_blocks), w(n_blocks);
-  util::parallel_for(static_cast<std::ptrdiff_t>(n_blocks), n_threads, [&](std::ptrdiff_t b) {
-    const std::size_t begin = static_cast<std::size_t>(b) * block;
-    const std::size_t len = std::min(block, n - begin);
-    block_sums(f + begin, y + begin, u + begin, len, r[static_cast<std::size_t>(b)], w[static_cast<std::size_t>(b)]);
+                      double& wrong, int n_threads, std::size_t block, Reducer* reducer) {
+  std::vector<util::ExactSum> sums = util::block_sums(n, 2, block, n_threads, [&](std::size_t i, util::ExactSum* s) {
+    s[f[i] == y[i]].add(u[i]);
   });
-  right = 0.0;
-  wrong = 0.0;
-  for (std::size_t b = 0; b < n_blocks; ++b) {
-    right += r[b];
-    wrong += w[b];
-  }
+  const std::vector<double> total = util::reduced_values(sums, reducer);
+  wrong = total[0];
+  right = total[1];
 }
 
 BinaryExpLoss::BinaryExpLoss(const std::int32_t* y, const double* sample_weight, std::size_t n, double smoothing,
-                             int n_threads, double step_scale)
-    : n_(n), n_threads_(n_threads), smoothing_(smoothing), step_scale_(step_scale), y_(n), s_(n), w_(n), q_(n) {
+                             int n_threads, double step_scale, Reducer* reducer)
+    : n_(n), n_threads_(n_threads), reducer_(reducer), smoothing_(smoothing), step_scale_(step_scale), y_(n), s_(n), w_(n), q_(n) {
   for (std::size_t i = 0; i < n; ++i) {
     y_[i] = y[i] == 1 ? std::int8_t{1} : std::int8_t{-1};
     s_[i] = sample_weight ? sample_weight[i] : 1.0;
   }
-  const double total = util::deterministic_sum(s_.data(), n, n_threads);
+  const double total = util::reduced_value(
+      util::block_sums(n, 1, kBlock, pass_threads(), [&](std::size_t i, util::ExactSum* t) { t->add(s_[i]); })[0],
+      reducer_);
   for (double& v : s_) v /= total;
 }
 
@@ -86,7 +66,7 @@ const std::int64_t* BinaryExpLoss::split_values(int layer, const std::int8_t* f)
 
 Loss::Step BinaryExpLoss::step(const std::int8_t* f) const {
   double right = 0.0, wrong = 0.0;
-  right_wrong_sums(f, y_.data(), search_weights().data(), n_, right, wrong, pass_threads(), kBlock);
+  right_wrong_sums(f, y_.data(), search_weights().data(), n_, right, wrong, pass_threads(), kBlock, reducer_);
   const double total = right + wrong;
   Step s;
   s.step = {step_scale_ * std::log((right + smoothing_ * total) / (wrong + smoothing_ * total))};
@@ -99,7 +79,7 @@ Loss::Step BinaryExpLoss::step(const std::int8_t* f) const {
 }
 
 void BinaryExpLoss::w_sums(const std::int8_t* f, double& right, double& wrong) const {
-  right_wrong_sums(f, y_.data(), w_.data(), n_, right, wrong, pass_threads(), kBlock);
+  right_wrong_sums(f, y_.data(), w_.data(), n_, right, wrong, pass_threads(), kBlock, reducer_);
 }
 
 void BinaryExpLoss::update(const std::int8_t* f, const std::vector<double>& a, const Step& sums) {

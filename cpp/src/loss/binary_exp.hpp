@@ -32,7 +32,7 @@ class BinaryExpLoss : public Loss {
  protected:
   // step_scale: 1/2 for AdaBoost, 1/4 for VEB-Boost.
   BinaryExpLoss(const std::int32_t* y, const double* sample_weight, std::size_t n, double smoothing,
-                int n_threads, double step_scale);
+                int n_threads, double step_scale, Reducer* reducer);
 
   // Recompute u_ (if distinct from w_) and q_ from w_ after w_ changed. `w_is_fresh_q` is true when
   // apply() already wrote q_ = y w 2^52 in its pass (enough when u == w).
@@ -56,6 +56,7 @@ class BinaryExpLoss : public Loss {
 
   std::size_t n_;
   int n_threads_;
+  Reducer* reducer_;  // null: a local fit
   double smoothing_;
   double step_scale_;
   std::vector<std::int8_t> y_;
@@ -68,9 +69,9 @@ class BinaryExpLoss : public Loss {
   int relation_ = 0;        // see SplitObjective::relation_to_previous_layer
 };
 
-// Sums of `u` over samples f gets right / wrong: fixed blocks of `block` samples (each with four
-// interleaved partial sums), added in block order, so the result does not depend on n_threads.
+// Sums of `u` over samples f gets right / wrong: exact (util/exact_sum.hpp), so they depend neither on
+// n_threads nor on how rows are split between the participants of a distributed fit (reduced over them).
 void right_wrong_sums(const std::int8_t* f, const std::int8_t* y, const double* u, std::size_t n, double& right,
-                      double& wrong, int n_threads, std::size_t block);
+                      double& wrong, int n_threads, std::size_t block, Reducer* reducer);
 
 }  // namespace rebelboost::loss

@@ -74,16 +74,18 @@ class Loss : public tree::SplitObjective {
 
 // Discrete AdaBoost (thesis §2.2): labels y[n] in {0, 1} mapped to -1/+1; weights sample_weight / sum
 // (null = uniform); smoothing as a fraction of the total weight.
+// reducer: null for a local fit; in a distributed fit every total is the total over all participants.
 std::unique_ptr<Loss> make_adaboost(const std::int32_t* y, const double* sample_weight, std::size_t n,
-                                    double smoothing, int n_threads);
+                                    double smoothing, int n_threads, Reducer* reducer = nullptr);
 
 // REBEL (thesis Ch. 4): K >= 2 classes, cost matrix C row-major K x K (zero diagonal, >= 0, no zero
 // row; validated by the caller); rows must be sorted by class for the root search.
 std::unique_ptr<Loss> make_rebel(const std::int32_t* y, const double* sample_weight, std::size_t n, std::size_t K,
-                                 const std::vector<double>& cost, double smoothing, int n_threads);
+                                 const std::vector<double>& cost, double smoothing, int n_threads,
+                                 Reducer* reducer = nullptr);
 
 // VEB-Boost (seed 000) with variance weight lam in [0, 1]; binary labels as for AdaBoost.
 std::unique_ptr<Loss> make_veb(const std::int32_t* y, const double* sample_weight, std::size_t n, double smoothing,
-                               int n_threads, double lam);
+                               int n_threads, double lam, Reducer* reducer = nullptr);
 
 }  // namespace rebelboost::loss

@@ -17,6 +17,7 @@
 #include "rebelboost/error.hpp"
 #include "util/fixed_point.hpp"
 #include "util/parallel.hpp"
+#include "util/reduce.hpp"
 
 namespace rebelboost::loss {
 
@@ -25,8 +26,8 @@ namespace {
 class RebelLoss final : public Loss {
  public:
   RebelLoss(const std::int32_t* y, const double* sample_weight, std::size_t n, std::size_t K,
-            const std::vector<double>& cost, double smoothing, int n_threads)
-      : n_(n), K_(K), n_threads_(n_threads), smoothing_(smoothing), y_(y, y + n), wplus_(n * K), wminus_(n),
+            const std::vector<double>& cost, double smoothing, int n_threads, Reducer* reducer)
+      : n_(n), K_(K), n_threads_(n_threads), reducer_(reducer), smoothing_(smoothing), y_(y, y + n), wplus_(n * K), wminus_(n),
         v_(n * K), q_(n) {
     // Subcosts per class (they depend on the row only), scaled by the sample weight. Scaling C scales
     // every subcost by the same factor, which the normalised weights undo, so the costs are divided by
@@ -44,14 +45,13 @@ class RebelLoss final : public Loss {
       for (std::size_t k = 0; k < K; ++k) cplus[c * K + k] = root_k1 / 2.0 * row[k] * (row[k] / norm);
       cminus[c] = norm / (2.0 * root_k1);
     }
-    double total = 0.0;
     for (std::size_t i = 0; i < n; ++i) {
       const double s = sample_weight ? sample_weight[i] : 1.0;
       const auto c = static_cast<std::size_t>(y[i]);
       for (std::size_t k = 0; k < K; ++k) wplus_[i * K + k] = s * cplus[c * K + k];
       wminus_[i] = s * cminus[c];
     }
-    total = weight_total();
+    const double total = weight_total();
     if (!(total > 0.0) || !std::isfinite(total))
       throw InvalidArgument("the cost matrix and sample weights leave no usable training weight (sum " +
                             std::to_string(total) + ")");
@@ -96,39 +96,30 @@ class RebelLoss final : public Loss {
     std::vector<double> sh(K_);
     for (std::size_t k = 0; k < K_; ++k) sh[k] = 2.0 * std::sinh(a[k]);
     std::vector<double> g(n_);
-    std::vector<double> block_abs(static_cast<std::size_t>(n_blocks()));
-    util::parallel_for(n_blocks(), pass_threads(), [&](std::ptrdiff_t b) {
-      double acc = 0.0;
-      const std::size_t end = block_end(b);
-      for (std::size_t i = block_begin(b); i < end; ++i) {
-        double v = sh[static_cast<std::size_t>(y_[i])] * wminus_[i];
-        for (std::size_t k = 0; k < K_; ++k) v -= sh[k] * wplus_[i * K_ + k];
-        g[i] = v;
-        acc += std::fabs(v);
-      }
-      block_abs[static_cast<std::size_t>(b)] = acc;
-    });
-    double total = 0.0;
-    for (double v : block_abs) total += v;
+    const double total = util::reduced_value(
+        util::block_sums(n_, 1, kBlock, pass_threads(), [&](std::size_t i, util::ExactSum* t) {
+          double v = sh[static_cast<std::size_t>(y_[i])] * wminus_[i];
+          for (std::size_t k = 0; k < K_; ++k) v -= sh[k] * wplus_[i * K_ + k];
+          g[i] = v;
+          t->add(std::fabs(v));
+        })[0],
+        reducer_);
     const double scale = total > 0.0 ? util::kFixedPointScale / total : 0.0;
     for (std::size_t i = 0; i < n_; ++i) q_[i] = util::to_fixed_point(scale * g[i]);
     return q_.data();
   }
 
   Step step(const std::int8_t* f) const override {
-    // s+_k and s-_k (Eq. 4.8) in index order: deterministic.
-    std::vector<double> sp(K_, 0.0), sm(K_, 0.0);
-    for (std::size_t i = 0; i < n_; ++i) {
+    // s+_k and s-_k (Eq. 4.8): exact sums (slots 0..K-1: s+, K..2K-1: s-), over every participant.
+    std::vector<util::ExactSum> sums = util::block_sums(n_, 2 * K_, kBlock, pass_threads(), [&](std::size_t i, util::ExactSum* t) {
       const double* wp = &wplus_[i * K_];
-      const auto c = static_cast<std::size_t>(y_[i]);
-      if (f[i] > 0) {
-        for (std::size_t k = 0; k < K_; ++k) sp[k] += wp[k];
-        sm[c] += wminus_[i];
-      } else {
-        for (std::size_t k = 0; k < K_; ++k) sm[k] += wp[k];
-        sp[c] += wminus_[i];
-      }
-    }
+      const std::size_t c = static_cast<std::size_t>(y_[i]), same = f[i] > 0 ? 0 : K_, other = K_ - same;
+      for (std::size_t k = 0; k < K_; ++k) t[same + k].add(wp[k]);
+      t[other + c].add(wminus_[i]);
+    });
+    const std::vector<double> totals = util::reduced_values(sums, reducer_);
+    std::vector<double> sp(totals.begin(), totals.begin() + static_cast<std::ptrdiff_t>(K_));
+    std::vector<double> sm(totals.begin() + static_cast<std::ptrdiff_t>(K_), totals.end());
     Step s;
     s.step.resize(K_);
     double total = 0.0, gap = 0.0;
@@ -246,10 +237,11 @@ class RebelLoss final : public Loss {
 
  private:
   double weight_total() const {
-    double t = 0.0;
-    for (double v : wplus_) t += v;
-    for (double v : wminus_) t += v;
-    return t;
+    return util::reduced_value(util::block_sums(n_, 1, kBlock, pass_threads(), [&](std::size_t i, util::ExactSum* t) {
+                                 for (std::size_t k = 0; k < K_; ++k) t->add(wplus_[i * K_ + k]);
+                                 t->add(wminus_[i]);
+                               })[0],
+                               reducer_);
   }
 
   // The unsmoothed sums of phi_k, phi_k', phi_k'' at a for the active classes: per fixed block, blocks
@@ -300,6 +292,7 @@ class RebelLoss final : public Loss {
   std::size_t n_;
   std::size_t K_;
   int n_threads_;
+  Reducer* reducer_;  // null: a local fit
   double smoothing_;
   std::vector<std::int32_t> y_;
   std::vector<double> wplus_;   // n x K
@@ -312,8 +305,8 @@ class RebelLoss final : public Loss {
 }  // namespace
 
 std::unique_ptr<Loss> make_rebel(const std::int32_t* y, const double* sample_weight, std::size_t n, std::size_t K,
-                                 const std::vector<double>& cost, double smoothing, int n_threads) {
-  return std::make_unique<RebelLoss>(y, sample_weight, n, K, cost, smoothing, n_threads);
+                                 const std::vector<double>& cost, double smoothing, int n_threads, Reducer* reducer) {
+  return std::make_unique<RebelLoss>(y, sample_weight, n, K, cost, smoothing, n_threads, reducer);
 }
 
 }  // namespace rebelboost::loss

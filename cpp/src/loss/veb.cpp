@@ -14,6 +14,7 @@
 #include "loss/binary_exp.hpp"
 #include "util/fixed_point.hpp"
 #include "util/parallel.hpp"
+#include "util/reduce.hpp"
 
 namespace rebelboost::loss {
 
@@ -22,8 +23,8 @@ namespace {
 class VebLoss final : public BinaryExpLoss {
  public:
   VebLoss(const std::int32_t* y, const double* sample_weight, std::size_t n, double smoothing, int n_threads,
-          double lam)
-      : BinaryExpLoss(y, sample_weight, n, smoothing, n_threads, 0.25), lam_(lam), u_(n) {}
+          double lam, Reducer* reducer)
+      : BinaryExpLoss(y, sample_weight, n, smoothing, n_threads, 0.25, reducer), lam_(lam), u_(n) {}
 
   // The variance-penalised cost, 1 at H = 0.
   double value() const override { return z_ * z_ * (1.0 + lam_ * (w2_over_s_ - 1.0)); }
@@ -33,26 +34,16 @@ class VebLoss final : public BinaryExpLoss {
     const double* w = w_.data();
     const double* s = s_.data();
     double* u = u_.data();
-    // Pass 1: u and the block sums of w^2 / s and u (fixed blocks: deterministic for any thread count).
-    std::vector<double> w2s(static_cast<std::size_t>(n_blocks())), usum(w2s.size());
-    util::parallel_for(n_blocks(), pass_threads(), [&](std::ptrdiff_t b) {
-      double a = 0.0, c = 0.0;
-      const std::size_t end = block_end(b);
-      for (std::size_t i = block_begin(b); i < end; ++i) {
-        const double r = s[i] > 0.0 ? w[i] * w[i] / s[i] : 0.0;
-        u[i] = lam_ * r + (1.0 - lam_) * w[i];
-        a += r;
-        c += u[i];
-      }
-      w2s[static_cast<std::size_t>(b)] = a;
-      usum[static_cast<std::size_t>(b)] = c;
+    // Pass 1: u and the exact sums of w^2 / s and u (over every participant of a distributed fit).
+    std::vector<util::ExactSum> sums = util::block_sums(n_, 2, kBlock, pass_threads(), [&](std::size_t i, util::ExactSum* t) {
+      const double r = s[i] > 0.0 ? w[i] * w[i] / s[i] : 0.0;
+      u[i] = lam_ * r + (1.0 - lam_) * w[i];
+      t[0].add(r);
+      t[1].add(u[i]);
     });
-    double total_w2s = 0.0, total_u = 0.0;
-    for (std::size_t b = 0; b < w2s.size(); ++b) {
-      total_w2s += w2s[b];
-      total_u += usum[b];
-    }
-    w2_over_s_ = total_w2s;
+    const std::vector<double> totals = util::reduced_values(sums, reducer_);
+    w2_over_s_ = totals[0];
+    const double total_u = totals[1];
     // Pass 2: fixed-point split values y u 2^52 / sum(u).
     const double scale = util::kFixedPointScale / total_u;
     std::int64_t* q = q_.data();
@@ -72,8 +63,8 @@ class VebLoss final : public BinaryExpLoss {
 }  // namespace
 
 std::unique_ptr<Loss> make_veb(const std::int32_t* y, const double* sample_weight, std::size_t n, double smoothing,
-                               int n_threads, double lam) {
-  return std::make_unique<VebLoss>(y, sample_weight, n, smoothing, n_threads, lam);
+                               int n_threads, double lam, Reducer* reducer) {
+  return std::make_unique<VebLoss>(y, sample_weight, n, smoothing, n_threads, lam, reducer);
 }
 
 }  // namespace rebelboost::loss

@@ -15,6 +15,7 @@
 
 #include "tree/histogram.hpp"
 #include "util/parallel.hpp"
+#include "util/reduce.hpp"
 
 namespace rebelboost::tree {
 
@@ -45,6 +46,7 @@ struct TreeGrower::LayerPlan {
   std::vector<std::uint8_t> searched;  // per leaf: searched in this layer
   std::vector<SplitInfo> best;         // per leaf x feature (full scan) or per leaf x 1 (pruned pass)
   std::vector<std::int64_t> total;     // per leaf: sum of this layer's values
+  bool totals_complete = false;        // total holds every leaf's sum (a distributed layer's reduction)
   int relation = 0;
   bool quick = false;
   std::size_t built_rows = 0;          // rows read by histogram builds
@@ -52,14 +54,16 @@ struct TreeGrower::LayerPlan {
 
 TreeGrower::TreeGrower(const data::BinnedMatrix& X, const data::BinMapper& bins, int n_threads,
                        std::vector<std::size_t> class_begin, QuickMode quick, QuickParams quick_params,
-                       Criterion criterion, bool subtraction)
+                       Criterion criterion, bool subtraction, Reducer* reducer)
     : X_(X), bins_(bins), n_threads_(n_threads), class_begin_(std::move(class_begin)), criterion_(criterion),
-      subtraction_(subtraction),
+      subtraction_(subtraction), reducer_(reducer),
       // Pruning is implemented for the loss criterion; Gini always scans in full.
       pruned_(X, bins, n_threads, criterion == Criterion::kGini ? QuickMode::kOff : quick, quick_params),
       pool_(X.n_features, histogram_parts(criterion)) {
   if (criterion_ == Criterion::kGini && class_begin_.size() != 3)
     throw std::logic_error("Gini criterion needs rows sorted by class (2 classes)");
+  if (reducer_ && (quick != QuickMode::kOff || subtraction_))
+    throw std::logic_error("a distributed grower needs quick off and no subtraction");
   q_ordered_.resize(X.n_samples);
 }
 
@@ -103,7 +107,10 @@ GrowResult TreeGrower::grow(SplitObjective& objective, int max_depth, const std:
     if (layer == 0) result.mass90_fraction = mass90;
     LayerPlan plan = plan_layer(relation, last_layer, quick);
     const auto start = std::chrono::steady_clock::now();
-    if (quick) {
+    if (reducer_) {
+      const util::StageScope stage(clock_, util::Stage::kHistograms);
+      search_reduced(plan, q, active_features, result);
+    } else if (quick) {
       const util::StageScope stage(clock_, util::Stage::kQuickSearch);
       search_pruned(plan, q, layer == 0 ? mass90 : -1.0, active_features, result);
     } else {
@@ -138,7 +145,8 @@ bool TreeGrower::grow_multiclass_root(SplitObjective& objective, GrowResult& res
   }
   QuickWork work;
   bool quick = false;
-  const RootSplit r = pruned_.root(v, K, class_begin_, active_features, work, quick, result.mass90_fraction);
+  const RootSplit r = reducer_ ? reduced_multiclass_root(v, K, active_features)
+                               : pruned_.root(v, K, class_begin_, active_features, work, quick, result.mass90_fraction);
   ++(quick ? result.quick_nodes : result.full_nodes);
   result.features_pruned += work.features_pruned;
   result.bin_accumulations += r.bin_accumulations;
@@ -370,12 +378,78 @@ void TreeGrower::search_pruned(LayerPlan& plan, const std::int64_t* q, double ma
   }
 }
 
+// A distributed layer: every leaf's histograms of the local rows (a leaf may hold rows elsewhere even where
+// it has none here), its row count and its sum of values, summed over the participants in one reduction;
+// then the leaves with at least 2 rows in all are searched, as search_full searches them.
+void TreeGrower::search_reduced(LayerPlan& plan, const std::int64_t* q, const std::uint8_t* active_features,
+                                GrowResult& result) {
+  const std::size_t n_features = X_.n_features, stride = pool_.stride(), n_leaves = leaves_.size();
+  const bool gini = criterion_ == Criterion::kGini;
+  LayerRows rows{q, nullptr, std::vector<std::size_t>(n_leaves, 0)};
+  std::vector<RowPartition::Range> all;
+  for (std::size_t l = 0; l < n_leaves; ++l) {
+    all.push_back({leaves_[l].begin, leaves_[l].end});
+    if (gini) rows.class_split[l] = class_split(leaves_[l]);
+  }
+  if (!partition_.identity()) {
+    partition_.gather_values(all, q, q_ordered_.data(), n_threads_);
+    rows.values = q_ordered_.data();
+    rows.order = partition_.rows(0);
+  }
+  std::vector<std::size_t> active;
+  for (std::size_t f = 0; f < n_features; ++f)
+    if (!active_features || active_features[f]) active.push_back(f);
+  const std::size_t n_active = active.size(), hist_values = n_leaves * n_active * stride;
+  // [leaf][active feature][stride] histograms, then per leaf its rows, then its sum of values.
+  std::vector<std::int64_t> message(hist_values + 2 * n_leaves, 0);
+  const int threads = util::threads_for((X_.n_samples + n_leaves * kHistBins) * n_active, n_threads_);
+  util::parallel_for(static_cast<std::ptrdiff_t>(n_active), threads, [&](std::ptrdiff_t a) {
+    for (std::size_t l = 0; l < n_leaves; ++l)
+      rows.add_part(X_, active[static_cast<std::size_t>(a)], leaves_[l], l, gini, 0, 1,
+                    &message[(l * n_active + static_cast<std::size_t>(a)) * stride]);
+  });
+  for (std::size_t l = 0; l < n_leaves; ++l) {
+    message[hist_values + l] = static_cast<std::int64_t>(leaves_[l].rows());
+    for (std::size_t i = leaves_[l].begin; i < leaves_[l].end; ++i) message[hist_values + n_leaves + l] += q[partition_.row(i)];
+  }
+  util::reduce_counts(message.data(), message.size(), reducer_);
+  plan.best.assign(n_leaves * n_features, SplitInfo{});
+  plan.totals_complete = true;
+  for (std::size_t l = 0; l < n_leaves; ++l) {
+    plan.searched[l] = message[hist_values + l] >= 2;
+    plan.total[l] = message[hist_values + n_leaves + l];
+    result.full_nodes += plan.searched[l];
+  }
+  const std::uint8_t missing = bins_.missing_bin();
+  util::parallel_for(static_cast<std::ptrdiff_t>(n_active), util::threads_for(n_leaves * n_active * stride, n_threads_),
+                     [&](std::ptrdiff_t a) {
+                       const std::size_t f = active[static_cast<std::size_t>(a)];
+                       for (std::size_t l = 0; l < n_leaves; ++l)
+                         if (plan.searched[l])
+                           plan.best[l * n_features + f] =
+                               feature_split(&message[(l * n_active + static_cast<std::size_t>(a)) * stride], criterion_,
+                                             bins_.n_value_bins(f), missing, static_cast<std::int32_t>(f));
+                     });
+  result.bin_accumulations += static_cast<std::int64_t>(X_.n_samples * n_active);
+}
+
+RootSplit TreeGrower::reduced_multiclass_root(const std::int64_t* v, std::size_t K, const std::uint8_t* active_features) {
+  std::vector<std::int64_t> hists(X_.n_features * 2 * static_cast<std::size_t>(kHistBins) * K);
+  multiclass_histograms(X_, v, K, class_begin_, n_threads_, active_features, hists.data());
+  util::reduce_counts(hists.data(), hists.size(), reducer_);
+  RootSplit r = multiclass_root_from_histograms(hists.data(), bins_, K, active_features, n_threads_);
+  r.bin_accumulations = static_cast<std::int64_t>(X_.n_samples) *
+                        (active_features ? std::count(active_features, active_features + X_.n_features, 1)
+                                         : static_cast<std::ptrdiff_t>(X_.n_features));
+  return r;
+}
+
 bool TreeGrower::apply_layer(LayerPlan& plan, const std::int64_t* q, GrowResult& result, bool last_layer) {
   const std::size_t n_features = X_.n_features;
   // Sums of the leaves not searched decide their values too (re-chosen for the current values).
   for (std::size_t l = 0; l < leaves_.size(); ++l) {
     const Leaf& leaf = leaves_[l];
-    if (plan.searched[l]) continue;
+    if (plan.searched[l] || plan.totals_complete) continue;
     if (leaf.settled) {
       plan.total[l] = plan.relation * leaf.sum;
     } else {

@@ -9,6 +9,8 @@
 #include "data/bin_mapper.hpp"
 #include "data/binned_matrix.hpp"
 #include "rebelboost/model.hpp"
+#include "rebelboost/train.hpp"
+#include "tree/multiclass_split.hpp"
 #include "tree/node_histograms.hpp"
 #include "tree/node_search.hpp"
 #include "tree/partition.hpp"
@@ -57,9 +59,14 @@ struct GrowResult {
 class TreeGrower {
  public:
   // class_begin (K + 1 row offsets of the class blocks) is needed only by multi-class objectives.
+  // reducer (null: a local fit): X holds one participant's rows of a distributed fit; every layer's
+  // histograms, row counts and totals are summed over the participants before the search (one reduction
+  // per layer), so every participant grows the tree a local fit of all rows grows. It needs quick off and
+  // no subtraction (those only save work; the tree is the same).
   TreeGrower(const data::BinnedMatrix& X, const data::BinMapper& bins, int n_threads,
              std::vector<std::size_t> class_begin = {}, QuickMode quick = QuickMode::kOff,
-             QuickParams quick_params = {}, Criterion criterion = Criterion::kLoss, bool subtraction = true);
+             QuickParams quick_params = {}, Criterion criterion = Criterion::kLoss, bool subtraction = true,
+             Reducer* reducer = nullptr);
 
   // Layer 0 picks the best root split; each further layer splits every leaf (depth < max_depth)
   // whose best split strictly improves the loss at the current step, and re-chooses unsplit leaves'
@@ -105,6 +112,8 @@ class TreeGrower {
   std::size_t row_parts(std::size_t n_active, int threads, std::size_t built_rows, std::size_t n_jobs) const;
   void build_parts(const LayerPlan& plan, const LayerRows& rows, std::size_t parts, int threads,
                    const std::uint8_t* active_features);
+  void search_reduced(LayerPlan& plan, const std::int64_t* q, const std::uint8_t* active_features, GrowResult& result);
+  RootSplit reduced_multiclass_root(const std::int64_t* v, std::size_t K, const std::uint8_t* active_features);
   void search_pruned(LayerPlan& plan, const std::int64_t* q, double mass90, const std::uint8_t* active_features,
                      GrowResult& result);
   bool apply_layer(LayerPlan& plan, const std::int64_t* q, GrowResult& result, bool last_layer);
@@ -123,6 +132,7 @@ class TreeGrower {
   std::vector<std::size_t> class_begin_;
   Criterion criterion_;
   bool subtraction_;
+  Reducer* reducer_;
   PrunedSearch pruned_;
   HistogramPool pool_;
   RowPartition partition_;

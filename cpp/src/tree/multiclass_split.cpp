@@ -171,14 +171,18 @@ RootSplit pick_root(const std::vector<RootCandidates>& features, std::size_t K) 
   return winner;
 }
 
-std::vector<RootCandidates> multiclass_candidates(const data::BinnedMatrix& X, const data::BinMapper& bins,
-                                                  const std::int64_t* v, std::size_t K,
-                                                  const std::vector<std::size_t>& class_begin, int n_threads,
-                                                  const std::uint8_t* active_features) {
+namespace {
+
+// Per active feature f, emit(f, plus, minus) with its K-vector bin sums W+ and W- (kHistBins x K each),
+// from one pass over the rows per group of kGroup features. OpenMP over groups: emit runs concurrently
+// for different features.
+template <typename Emit>
+void for_each_multiclass_histogram(const data::BinnedMatrix& X, const std::int64_t* v, std::size_t K,
+                                   const std::vector<std::size_t>& class_begin, int n_threads,
+                                   const std::uint8_t* active_features, Emit&& emit) {
   const std::size_t n_features = X.n_features;
   const std::size_t n_groups = (n_features + kGroup - 1) / kGroup;
   const std::size_t hist_size = static_cast<std::size_t>(kHistBins) * K;
-  std::vector<RootCandidates> per_feature(n_features);
   const int threads = util::threads_for(X.n_samples * n_features * K, n_threads);
   util::parallel_for(static_cast<std::ptrdiff_t>(n_groups), threads, [&](std::ptrdiff_t g) {
     const std::size_t f0 = static_cast<std::size_t>(g) * kGroup;
@@ -213,25 +217,70 @@ std::vector<RootCandidates> multiclass_candidates(const data::BinnedMatrix& X, c
     }
     std::vector<std::int64_t> plus(hist_size);
     for (std::size_t j = 0; j < nf; ++j) {
+      if (active_features && !active_features[f0 + j]) continue;
       const std::int64_t* h = &sums[j * 2 * hist_size];
       const std::int64_t* m = &minus[j * hist_size];
       for (std::size_t at = 0; at < hist_size; ++at) plus[at] = h[at] + h[hist_size + at] - m[at];
-      if (active_features && !active_features[f0 + j]) continue;
-      per_feature[f0 + j] = evaluate_multiclass_feature(plus.data(), m, K, bins.n_value_bins(f0 + j), bins.missing_bin(),
-                                                        static_cast<std::int32_t>(f0 + j));
+      emit(f0 + j, plus.data(), m);
     }
   });
+}
+
+std::int64_t root_accumulations(const data::BinnedMatrix& X, const std::uint8_t* active_features) {
+  const std::size_t n_active = active_features ? static_cast<std::size_t>(std::count(
+                                                     active_features, active_features + X.n_features, 1))
+                                               : X.n_features;
+  return static_cast<std::int64_t>(X.n_samples * n_active);
+}
+
+}  // namespace
+
+std::vector<RootCandidates> multiclass_candidates(const data::BinnedMatrix& X, const data::BinMapper& bins,
+                                                  const std::int64_t* v, std::size_t K,
+                                                  const std::vector<std::size_t>& class_begin, int n_threads,
+                                                  const std::uint8_t* active_features) {
+  std::vector<RootCandidates> per_feature(X.n_features);
+  for_each_multiclass_histogram(X, v, K, class_begin, n_threads, active_features,
+                                [&](std::size_t f, const std::int64_t* plus, const std::int64_t* minus) {
+                                  per_feature[f] = evaluate_multiclass_feature(plus, minus, K, bins.n_value_bins(f),
+                                                                               bins.missing_bin(),
+                                                                               static_cast<std::int32_t>(f));
+                                });
   return per_feature;
+}
+
+void multiclass_histograms(const data::BinnedMatrix& X, const std::int64_t* v, std::size_t K,
+                           const std::vector<std::size_t>& class_begin, int n_threads,
+                           const std::uint8_t* active_features, std::int64_t* out) {
+  const std::size_t hist_size = static_cast<std::size_t>(kHistBins) * K;
+  std::fill(out, out + X.n_features * 2 * hist_size, 0);
+  for_each_multiclass_histogram(X, v, K, class_begin, n_threads, active_features,
+                                [&](std::size_t f, const std::int64_t* plus, const std::int64_t* minus) {
+                                  std::copy(plus, plus + hist_size, out + f * 2 * hist_size);
+                                  std::copy(minus, minus + hist_size, out + (f * 2 + 1) * hist_size);
+                                });
+}
+
+RootSplit multiclass_root_from_histograms(const std::int64_t* hists, const data::BinMapper& bins, std::size_t K,
+                                          const std::uint8_t* active_features, int n_threads) {
+  const std::size_t n_features = bins.n_features(), hist_size = static_cast<std::size_t>(kHistBins) * K;
+  std::vector<RootCandidates> per_feature(n_features);
+  util::parallel_for(static_cast<std::ptrdiff_t>(n_features), util::threads_for(n_features * hist_size, n_threads),
+                     [&](std::ptrdiff_t fi) {
+                       const auto f = static_cast<std::size_t>(fi);
+                       if (active_features && !active_features[f]) return;
+                       const std::int64_t* plus = hists + f * 2 * hist_size;
+                       per_feature[f] = evaluate_multiclass_feature(plus, plus + hist_size, K, bins.n_value_bins(f),
+                                                                    bins.missing_bin(), static_cast<std::int32_t>(f));
+                     });
+  return pick_root(per_feature, K);
 }
 
 RootSplit best_multiclass_root(const data::BinnedMatrix& X, const data::BinMapper& bins, const std::int64_t* v,
                                std::size_t K, const std::vector<std::size_t>& class_begin, int n_threads,
                                const std::uint8_t* active_features) {
-  const std::size_t n_features = X.n_features;
   RootSplit winner = pick_root(multiclass_candidates(X, bins, v, K, class_begin, n_threads, active_features), K);
-  const std::size_t n_active =
-      active_features ? static_cast<std::size_t>(std::count(active_features, active_features + n_features, 1)) : n_features;
-  winner.bin_accumulations = static_cast<std::int64_t>(X.n_samples * n_active);
+  winner.bin_accumulations = root_accumulations(X, active_features);
   return winner;
 }
 

@@ -55,6 +55,15 @@ std::vector<RootCandidates> multiclass_candidates(const data::BinnedMatrix& X, c
                                                   const std::vector<std::size_t>& class_begin, int n_threads,
                                                   const std::uint8_t* active_features = nullptr);
 
+// A distributed fit's root: every active feature's K-vector bin sums of the local rows, W+ then W- (kHistBins
+// x K each), at out + f x 2 kHistBins K (zeros for inactive features); then, once those are summed over
+// the participants, the split best_multiclass_root would pick from them.
+void multiclass_histograms(const data::BinnedMatrix& X, const std::int64_t* v, std::size_t K,
+                           const std::vector<std::size_t>& class_begin, int n_threads,
+                           const std::uint8_t* active_features, std::int64_t* out);
+RootSplit multiclass_root_from_histograms(const std::int64_t* hists, const data::BinMapper& bins, std::size_t K,
+                                          const std::uint8_t* active_features, int n_threads);
+
 // The winner over features' candidates (any order): lowest (feature, bin, NaN side) among the splits
 // within the tie tolerance of the lowest loss.
 RootSplit pick_root(const std::vector<RootCandidates>& features, std::size_t K);

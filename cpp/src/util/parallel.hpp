@@ -78,8 +78,4 @@ void parallel_for(std::ptrdiff_t n, int n_threads, Fn&& fn, bool dynamic = false
   if (error) std::rethrow_exception(error);
 }
 
-// Sum of values[0..n) in a fixed order that does not depend on the thread count: partial sums over fixed
-// blocks of kBlock elements, then the block sums added in block order.
-double deterministic_sum(const double* values, std::size_t n, int n_threads);
-
 }  // namespace rebelboost::util

@@ -66,22 +66,5 @@ TEST(ParallelFor, RethrowsTheErrorOfTheSmallestIndex) {
   }
 }
 
-TEST(DeterministicSum, SameBitsForAnyThreadCount) {
-  std::mt19937_64 rng(5);
-  std::uniform_real_distribution<double> dist(-1.0, 1.0);
-  for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{8191}, std::size_t{8193}, std::size_t{200001}}) {
-    std::vector<double> v(n);
-    for (double& x : v) x = dist(rng) * std::pow(10.0, static_cast<double>(rng() % 12));
-    const double ref = deterministic_sum(v.data(), n, 1);
-    for (int threads : {2, 3, 7}) {
-      const double s = deterministic_sum(v.data(), n, threads);
-      EXPECT_EQ(std::memcmp(&s, &ref, sizeof(double)), 0) << "n " << n << " threads " << threads;
-    }
-    double naive = 0.0;
-    for (double x : v) naive += x;
-    EXPECT_NEAR(ref, naive, 1e-9 * (1.0 + std::abs(naive)) * 1e3);
-  }
-}
-
 }  // namespace
 }  // namespace rebelboost::util
