@@ -154,6 +154,7 @@ std::unique_ptr<loss::Loss> make_training_loss(const TrainParams& params, const 
   std::vector<double> w_scaled;
   if (sample_weight) {
     w_scaled = scaled_weights(sample_weight, n, reducer);
+    w_scaled.reserve(1);  // data() not null without rows: the loss is weighted
     sample_weight = w_scaled.data();
   }
   switch (params.loss) {
@@ -237,7 +238,7 @@ TrainResult train(MatrixView<T> X, const std::int32_t* y, const double* sample_w
     for (std::size_t r = 0; r < n; ++r) y_sorted[r] = y[rows[r]];
     y = y_sorted.data();
     if (sample_weight) {
-      w_sorted.resize(n);
+      w_sorted.resize(std::max<std::size_t>(n, 1));  // not null for a participant without rows: it is weighted too
       for (std::size_t r = 0; r < n; ++r) w_sorted[r] = sample_weight[rows[r]];
       sample_weight = w_sorted.data();
     }

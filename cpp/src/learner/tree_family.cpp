@@ -104,7 +104,7 @@ class TreeFamily final : public Family<T> {
         // A distributed part searches every node by the full scan (the same trees as any quick mode) of its
         // rows, totals reduced over the participants (grower.hpp).
         grower_(binned_, bins_, n_threads, rows.class_begin, distributed ? tree::QuickMode::kOff : quick_mode(params),
-                {params.quick_eta, params.quick_chunks}, criterion(params), /*subtraction=*/distributed == nullptr,
+                {params.quick_eta, params.quick_chunks}, criterion(params), /*subtraction=*/true,
                 distributed ? distributed->reducer : nullptr) {
     for (const double v : {params.weight_trim, params.subsample, params.feature_fraction})
       if (!(v > 0.0 && v <= 1.0))

@@ -62,8 +62,7 @@ TreeGrower::TreeGrower(const data::BinnedMatrix& X, const data::BinMapper& bins,
       pool_(X.n_features, histogram_parts(criterion)) {
   if (criterion_ == Criterion::kGini && class_begin_.size() != 3)
     throw std::logic_error("Gini criterion needs rows sorted by class (2 classes)");
-  if (reducer_ && (quick != QuickMode::kOff || subtraction_))
-    throw std::logic_error("a distributed grower needs quick off and no subtraction");
+  if (reducer_ && quick != QuickMode::kOff) throw std::logic_error("a distributed grower needs quick off");
   q_ordered_.resize(X.n_samples);
 }
 
@@ -197,7 +196,8 @@ TreeGrower::LayerPlan TreeGrower::plan_layer(int relation, bool last_layer, bool
   for (std::size_t l = 0; l < leaves_.size(); ++l) {
     Leaf& leaf = leaves_[l];
     if (relation == 0) leaf.settled = false;
-    plan.searched[l] = leaf.rows() >= 2 && !leaf.settled;
+    // A distributed leaf may hold rows elsewhere: the reduced row count decides (search_reduced).
+    plan.searched[l] = (reducer_ != nullptr || leaf.rows() >= 2) && !leaf.settled;
     if (leaf.parent_hist >= 0 && (relation == 0 || quick)) {  // the parent's histograms are of no use
       pool_.release(leaf.parent_hist);
       leaf.parent_hist = -1;
@@ -378,21 +378,24 @@ void TreeGrower::search_pruned(LayerPlan& plan, const std::int64_t* q, double ma
   }
 }
 
-// A distributed layer: every leaf's histograms of the local rows (a leaf may hold rows elsewhere even where
-// it has none here), its row count and its sum of values, summed over the participants in one reduction;
-// then the leaves with at least 2 rows in all are searched, as search_full searches them.
+// A distributed layer: the histograms of the local rows of every leaf not settled (built, or parent - sibling
+// from this participant's own histograms of the previous layer, as search_full does), each leaf's row
+// count and sum of values, summed over the participants in one reduction; then the leaves with at least 2
+// rows in all are searched on the summed histograms, as search_full searches them.
 void TreeGrower::search_reduced(LayerPlan& plan, const std::int64_t* q, const std::uint8_t* active_features,
                                 GrowResult& result) {
   const std::size_t n_features = X_.n_features, stride = pool_.stride(), n_leaves = leaves_.size();
   const bool gini = criterion_ == Criterion::kGini;
   LayerRows rows{q, nullptr, std::vector<std::size_t>(n_leaves, 0)};
-  std::vector<RowPartition::Range> all;
-  for (std::size_t l = 0; l < n_leaves; ++l) {
-    all.push_back({leaves_[l].begin, leaves_[l].end});
-    if (gini) rows.class_split[l] = class_split(leaves_[l]);
+  std::vector<RowPartition::Range> built;
+  for (const LayerPlan::Job& job : plan.jobs) {
+    const Leaf& leaf = leaves_[job.leaf];
+    built.push_back({leaf.begin, leaf.end});
+    if (gini) rows.class_split[job.leaf] = class_split(leaf);
+    plan.built_rows += leaf.rows();
   }
   if (!partition_.identity()) {
-    partition_.gather_values(all, q, q_ordered_.data(), n_threads_);
+    partition_.gather_values(built, q, q_ordered_.data(), n_threads_);
     rows.values = q_ordered_.data();
     rows.order = partition_.rows(0);
   }
@@ -402,12 +405,31 @@ void TreeGrower::search_reduced(LayerPlan& plan, const std::int64_t* q, const st
   const std::size_t n_active = active.size(), hist_values = n_leaves * n_active * stride;
   // [leaf][active feature][stride] histograms, then per leaf its rows, then its sum of values.
   std::vector<std::int64_t> message(hist_values + 2 * n_leaves, 0);
-  const int threads = util::threads_for((X_.n_samples + n_leaves * kHistBins) * n_active, n_threads_);
-  util::parallel_for(static_cast<std::ptrdiff_t>(n_active), threads, [&](std::ptrdiff_t a) {
-    for (std::size_t l = 0; l < n_leaves; ++l)
-      rows.add_part(X_, active[static_cast<std::size_t>(a)], leaves_[l], l, gini, 0, 1,
-                    &message[(l * n_active + static_cast<std::size_t>(a)) * stride]);
+  const auto slot = [&](std::size_t leaf, std::size_t a) { return &message[(leaf * n_active + a) * stride]; };
+  const int threads = util::threads_for((plan.built_rows + plan.jobs.size() * kHistBins) * n_active, n_threads_);
+  util::parallel_for(static_cast<std::ptrdiff_t>(n_active), threads, [&](std::ptrdiff_t ai) {
+    const auto a = static_cast<std::size_t>(ai);
+    const std::size_t f = active[a];
+    for (const LayerPlan::Job& job : plan.jobs) {
+      std::int64_t* h = job.buffer >= 0 ? pool_.at(job.buffer, f) : slot(job.leaf, a);
+      std::fill(h, h + stride, 0);
+      rows.add_part(X_, f, leaves_[job.leaf], job.leaf, gini, 0, 1, h);
+      if (job.buffer >= 0) std::copy(h, h + stride, slot(job.leaf, a));
+      if (job.large == kNone) continue;
+      std::int64_t* parent = pool_.at(job.large_buffer, f);  // this participant's: becomes the larger sibling's
+      if (plan.relation < 0) negate_histogram(parent, stride);
+      subtract_histogram(parent, h, stride);
+      std::copy(parent, parent + stride, slot(job.large, a));
+    }
   });
+  for (const LayerPlan::Job& job : plan.jobs) {
+    leaves_[job.leaf].hist = job.buffer;
+    if (job.large != kNone) {
+      leaves_[job.large].hist = job.large_buffer;
+      leaves_[job.leaf].parent_hist = leaves_[job.large].parent_hist = -1;
+      ++result.subtracted_nodes;
+    }
+  }
   for (std::size_t l = 0; l < n_leaves; ++l) {
     message[hist_values + l] = static_cast<std::int64_t>(leaves_[l].rows());
     for (std::size_t i = leaves_[l].begin; i < leaves_[l].end; ++i) message[hist_values + n_leaves + l] += q[partition_.row(i)];
@@ -416,21 +438,20 @@ void TreeGrower::search_reduced(LayerPlan& plan, const std::int64_t* q, const st
   plan.best.assign(n_leaves * n_features, SplitInfo{});
   plan.totals_complete = true;
   for (std::size_t l = 0; l < n_leaves; ++l) {
-    plan.searched[l] = message[hist_values + l] >= 2;
+    plan.searched[l] = plan.searched[l] && message[hist_values + l] >= 2;
     plan.total[l] = message[hist_values + n_leaves + l];
     result.full_nodes += plan.searched[l];
   }
   const std::uint8_t missing = bins_.missing_bin();
   util::parallel_for(static_cast<std::ptrdiff_t>(n_active), util::threads_for(n_leaves * n_active * stride, n_threads_),
-                     [&](std::ptrdiff_t a) {
-                       const std::size_t f = active[static_cast<std::size_t>(a)];
+                     [&](std::ptrdiff_t ai) {
+                       const auto a = static_cast<std::size_t>(ai);
                        for (std::size_t l = 0; l < n_leaves; ++l)
                          if (plan.searched[l])
-                           plan.best[l * n_features + f] =
-                               feature_split(&message[(l * n_active + static_cast<std::size_t>(a)) * stride], criterion_,
-                                             bins_.n_value_bins(f), missing, static_cast<std::int32_t>(f));
+                           plan.best[l * n_features + active[a]] = feature_split(
+                               slot(l, a), criterion_, bins_.n_value_bins(active[a]), missing, static_cast<std::int32_t>(active[a]));
                      });
-  result.bin_accumulations += static_cast<std::int64_t>(X_.n_samples * n_active);
+  result.bin_accumulations += static_cast<std::int64_t>(plan.built_rows * n_active);
 }
 
 RootSplit TreeGrower::reduced_multiclass_root(const std::int64_t* v, std::size_t K, const std::uint8_t* active_features) {

@@ -61,8 +61,9 @@ class TreeGrower {
   // class_begin (K + 1 row offsets of the class blocks) is needed only by multi-class objectives.
   // reducer (null: a local fit): X holds one participant's rows of a distributed fit; every layer's
   // histograms, row counts and totals are summed over the participants before the search (one reduction
-  // per layer), so every participant grows the tree a local fit of all rows grows. It needs quick off and
-  // no subtraction (those only save work; the tree is the same).
+  // per layer), so every participant grows the tree a local fit of all rows grows. It needs quick off (the
+  // pruned pass only saves work; the tree is the same); subtraction works on each participant's own
+  // histograms, so which sibling is built stays a local choice.
   TreeGrower(const data::BinnedMatrix& X, const data::BinMapper& bins, int n_threads,
              std::vector<std::size_t> class_begin = {}, QuickMode quick = QuickMode::kOff,
              QuickParams quick_params = {}, Criterion criterion = Criterion::kLoss, bool subtraction = true,

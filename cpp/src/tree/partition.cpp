@@ -58,7 +58,10 @@ std::size_t RowPartition::split_serial(const Split& s, std::int8_t* out) {
 }
 
 std::vector<std::size_t> RowPartition::split(const std::vector<Split>& splits, std::int8_t* out, int n_threads) {
+  // An empty range (a leaf split for rows that all sit on other participants of a distributed fit) has
+  // no block: its mid is its begin.
   std::vector<std::size_t> mids(splits.size());
+  for (std::size_t k = 0; k < splits.size(); ++k) mids[k] = splits[k].range.begin;
   std::size_t rows = 0;
   for (const Split& s : splits) rows += s.range.end - s.range.begin;
   const std::vector<Block> blocks = blocks_of(splits.size(), [&](std::size_t r) { return splits[r].range; });

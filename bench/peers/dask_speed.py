@@ -1,0 +1,215 @@
+"""Distributed training speed, side by side in one run: rebelboost.dask, lightgbm.dask and xgboost.dask on one
+LocalCluster (2 worker processes x 1 thread), and the local rebelboost fit with 2 threads.
+
+Tasks: (a) the synthetic binary task of scaling.py, 2 000 000 x 50 float32, depth-3 trees; (b) Fashion-MNIST,
+60 000 x 784, 10 classes, depth-2 trees (REBEL: one tree of 10 scores per iteration; LightGBM and XGBoost: a
+round of 10 trees). The rows are split in two blocks, one persisted on each worker, before any fit.
+
+Time per iteration: each library fits twice, with T1 and T2 iterations; (fit(T2) - fit(T1)) / (T2 - T1)
+removes the setup (binning, Dataset / DMatrix construction, the bin sample); a 2-iteration fit of every
+library first takes the one-time costs. Libraries are interleaved,
+repeated (--repeats) and the medians reported; read speeds as ratios of one run (the machine is shared).
+Bytes per iteration: the loopback interface's received bytes during the T2 fit over T2 (every worker,
+the scheduler and the client talk over it: it counts what each library moves, its own sockets included);
+for rebelboost also the all-reduce's own count (fit_info_["dask"]) and its reductions per iteration.
+Default OpenMP settings.
+
+    python bench/peers/dask_speed.py [--tasks synthetic,fmnist] [--repeats 2] [--out bench/results/dask_speed.md]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(__file__))
+from datasets import fashion_mnist  # noqa: E402
+from scaling import synthetic  # noqa: E402
+
+RESULTS = os.path.join(os.path.dirname(__file__), "..", "results")
+
+
+def loopback_bytes():
+    with open("/proc/net/dev") as handle:
+        for line in handle:
+            if line.strip().startswith("lo:"):
+                return int(line.split(":")[1].split()[0])
+    return 0
+
+
+def persisted(client, X, y):
+    """X and y as dask arrays of two row blocks, block i held by worker i (scattered there once)."""
+    import dask.array as da
+
+    workers = sorted(client.scheduler_info(n_workers=-1)["workers"])[:2]
+    half = (X.shape[0] + 1) // 2
+    parts = [(slice(0, half), workers[0]), (slice(half, X.shape[0]), workers[1])]
+    Xb, yb = [], []
+    for rows, worker in parts:
+        fx = client.scatter(X[rows], workers=[worker])
+        fy = client.scatter(y[rows], workers=[worker])
+        n = rows.stop - rows.start
+        Xb.append(da.from_delayed(fx, shape=(n, X.shape[1]), dtype=X.dtype))
+        yb.append(da.from_delayed(fy, shape=(n,), dtype=y.dtype))
+    return client.persist(da.concatenate(Xb)), client.persist(da.concatenate(yb))
+
+
+def fit_rebelboost_dask(client, task, n, Xd, yd):
+    from rebelboost.dask import DaskAdaBoostClassifier, DaskREBELClassifier
+
+    K, depth = task["K"], task["depth"]
+    cls = DaskAdaBoostClassifier if K == 2 else DaskREBELClassifier
+    est = cls(client=client, n_estimators=n, max_depth=depth).fit(Xd, yd)
+    info = est.fit_info_["dask"]
+    return {"reductions": info["reductions"], "allreduce_bytes_in": info["bytes_in"]}
+
+
+def fit_lightgbm_dask(client, task, n, Xd, yd):
+    import lightgbm as lgb
+
+    est = lgb.DaskLGBMClassifier(client=client, n_estimators=n, max_depth=task["depth"], num_leaves=2 ** task["depth"],
+                                 n_jobs=1, verbose=-1)
+    est.fit(Xd, yd)
+    return {}
+
+
+def fit_xgboost_dask(client, task, n, Xd, yd):
+    from xgboost import dask as xgb_dask
+
+    est = xgb_dask.DaskXGBClassifier(n_estimators=n, max_depth=task["depth"], tree_method="hist", n_jobs=1)
+    est.client = client
+    est.fit(Xd, yd)
+    return {}
+
+
+def fit_rebelboost_local(client, task, n, Xd, yd):
+    import rebelboost
+
+    cls = rebelboost.AdaBoostClassifier if task["K"] == 2 else rebelboost.REBELClassifier
+    cls(n_estimators=n, max_depth=task["depth"], n_jobs=2).fit(task["X"], task["y"])
+    return {}
+
+
+LIBRARIES = {"rebelboost.dask": fit_rebelboost_dask, "lightgbm.dask": fit_lightgbm_dask,
+             "xgboost.dask": fit_xgboost_dask, "rebelboost local (2 threads)": fit_rebelboost_local}
+
+
+def measure(client, name, task, lib, Xd, yd):
+    fit = LIBRARIES[lib]
+    t1, t2 = task["iters"]
+    start = time.perf_counter()
+    fit(client, task, t1, Xd, yd)
+    short = time.perf_counter() - start
+    before = loopback_bytes()
+    start = time.perf_counter()
+    extra = fit(client, task, t2, Xd, yd)
+    long = time.perf_counter() - start
+    moved = loopback_bytes() - before
+    out = {"fit_short_s": short, "fit_long_s": long, "per_iter_s": (long - short) / (t2 - t1),
+           "loopback_bytes_per_iter": moved / t2}
+    for k, v in extra.items():
+        out[k + "_per_iter"] = v / t2
+    print(name, lib, {k: round(v, 4) for k, v in out.items()}, flush=True)
+    return out
+
+
+def tasks(names, synthetic_iters, fmnist_iters):
+    out = {}
+    if "synthetic" in names:
+        X, y, _, _ = synthetic()
+        out["synthetic 2 M x 50, binary, depth 3"] = {"X": X, "y": y, "K": 2, "depth": 3, "iters": synthetic_iters}
+    if "fmnist" in names:
+        X, y, _, _ = fashion_mnist()
+        out["Fashion-MNIST 60 000 x 784, 10 classes, depth 2"] = {
+            "X": X.astype(np.float32), "y": y.astype(np.int32), "K": 10, "depth": 2, "iters": fmnist_iters}
+    return out
+
+
+def versions():
+    import dask
+    import distributed
+    import lightgbm
+    import xgboost
+
+    import rebelboost
+
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                            cwd=os.path.dirname(__file__)).stdout.strip()
+    return {"rebelboost": rebelboost.__version__, "commit": commit, "dask": dask.__version__,
+            "distributed": distributed.__version__, "lightgbm": lightgbm.__version__, "xgboost": xgboost.__version__,
+            "numpy": np.__version__, "python": platform.python_version()}
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tasks", default="synthetic,fmnist")
+    parser.add_argument("--repeats", type=int, default=2)
+    parser.add_argument("--synthetic-iters", default="10,40")
+    parser.add_argument("--fmnist-iters", default="5,20")
+    parser.add_argument("--libraries", default=",".join(LIBRARIES))
+    parser.add_argument("--out", default=os.path.join(RESULTS, "dask_speed.md"))
+    args = parser.parse_args(argv)
+    from distributed import Client, LocalCluster
+
+    load_before = os.getloadavg()
+    libraries = args.libraries.split(",")
+    iters = {"synthetic": tuple(int(v) for v in args.synthetic_iters.split(",")),
+             "fmnist": tuple(int(v) for v in args.fmnist_iters.split(","))}
+    results = {}
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster, \
+            Client(cluster) as client:
+        for name, task in tasks(args.tasks.split(","), iters["synthetic"], iters["fmnist"]).items():
+            Xd, yd = persisted(client, task["X"], task["y"])
+            runs = {lib: [] for lib in libraries}
+            for lib in libraries:  # warm-up: first-use costs (imports, XGBoost's collective set-up) are not timed
+                LIBRARIES[lib](client, task, 2, Xd, yd)
+            for _ in range(args.repeats):
+                for lib in libraries:  # interleaved: a change of machine load hits every library alike
+                    runs[lib].append(measure(client, name, task, lib, Xd, yd))
+            results[name] = {lib: {k: statistics.median(r[k] for r in v) for k in v[0]} for lib, v in runs.items()}
+            del Xd, yd
+    write(results, libraries, args, load_before)
+
+
+def write(results, libraries, args, load_before):
+    meta = {"versions": versions(), "cpu": platform.processor() or platform.machine(), "cpus": os.cpu_count(),
+            "workers": "2 processes x 1 thread (LocalCluster)", "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY", "default"),
+            "load_before": [round(v, 2) for v in load_before], "load_after": [round(v, 2) for v in os.getloadavg()],
+            "date": time.strftime("%Y-%m-%d %H:%M"), "command": "python bench/peers/dask_speed.py " + " ".join(sys.argv[1:])}
+    lines = [f"# Distributed training speed ({meta['date']})", "", f"Command: `{meta['command']}`", "",
+             f"Versions: {json.dumps(meta['versions'])}", "",
+             f"Machine: {meta['cpu']}, {meta['cpus']} logical CPUs, shared; {meta['workers']}; OpenMP wait policy "
+             f"{meta['omp_wait_policy']}; load average before {meta['load_before']}, after {meta['load_after']}.", "",
+             "Per iteration: (fit(T2) - fit(T1)) / (T2 - T1), median of the repeats. Ratio: the library's time "
+             "over rebelboost.dask's (above 1: rebelboost.dask is faster). Bytes: loopback bytes received during "
+             "the T2 fit, per iteration.", ""]
+    for name, res in results.items():
+        ours = res.get("rebelboost.dask")
+        lines += [f"## {name}", "", "| library | per iteration (ms) | ratio to rebelboost.dask | loopback MB per iteration "
+                  "| fit of T2 (s) |", "|---|---|---|---|---|"]
+        for lib in libraries:
+            r = res[lib]
+            ratio = f"{r['per_iter_s'] / ours['per_iter_s']:.2f}" if ours else ""
+            lines.append(f"| {lib} | {1e3 * r['per_iter_s']:.1f} | {ratio} | {r['loopback_bytes_per_iter'] / 1e6:.2f} | "
+                         f"{r['fit_long_s']:.2f} |")
+        if ours and "reductions_per_iter" in ours:
+            lines += ["", f"rebelboost.dask: {ours['reductions_per_iter']:.1f} reductions per iteration, the all-reduce "
+                      f"received {ours['allreduce_bytes_in_per_iter'] / 1e6:.3f} MB per iteration (both ranks)."]
+        lines.append("")
+    with open(args.out, "w") as handle:
+        handle.write("\n".join(lines) + "\n")
+    with open(os.path.splitext(args.out)[0] + ".json", "w") as handle:
+        json.dump({"meta": meta, "results": results}, handle, indent=1)
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()

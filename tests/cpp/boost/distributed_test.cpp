@@ -1,0 +1,154 @@
+// Distributed training in one process: participants on threads, each with its own rows, reduced through an
+// in-memory Reducer. Every participant's model equals the local fit of all rows, bit for bit.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstdlib>
+#include <condition_variable>
+#include <cstdint>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "data/bin_mapper.hpp"
+#include "rebelboost/error.hpp"
+#include "rebelboost/io.hpp"
+#include "rebelboost/train.hpp"
+#include "test_util.hpp"
+
+namespace rebelboost {
+namespace {
+
+// All participants deposit their array; the last to arrive combines them; everyone leaves with the result.
+class ThreadReducer {
+ public:
+  explicit ThreadReducer(std::size_t n) : n_(n) {}
+
+  void combine(std::int64_t* data, std::size_t size, bool is_max) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    const std::uint64_t round = round_;
+    if (arrived_ == 0) result_.assign(data, data + size);
+    else if (size != result_.size()) std::abort();  // participants out of step: a bug in the engine
+    else if (size != result_.size()) std::abort();  // participants out of step: a bug in the engine
+    else
+      for (std::size_t i = 0; i < size; ++i) result_[i] = is_max ? std::max(result_[i], data[i]) : result_[i] + data[i];
+    if (++arrived_ == n_) {
+      done_ = result_;
+      arrived_ = 0;
+      ++round_;
+      cv_.notify_all();
+    } else {
+      cv_.wait(lock, [&] { return round_ != round; });
+    }
+    std::copy(done_.begin(), done_.end(), data);
+  }
+
+ private:
+  std::size_t n_;
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  std::size_t arrived_ = 0;
+  std::uint64_t round_ = 0;
+  std::vector<std::int64_t> result_, done_;
+};
+
+class Participant final : public Reducer {
+ public:
+  explicit Participant(ThreadReducer& shared) : shared_(shared) {}
+  void sum(std::int64_t* data, std::size_t n) override { shared_.combine(data, n, false); }
+  void max(std::int64_t* data, std::size_t n) override { shared_.combine(data, n, true); }
+
+ private:
+  ThreadReducer& shared_;
+};
+
+// The local fit's bin edges, from the same rows a local fit samples.
+std::vector<std::vector<double>> global_edges(const testing::Dense<double>& X, const TrainParams& p, const double* w) {
+  data::BinMapper bins(p.n_bins, p.bin_subsample, p.bin_seed);
+  bins.fit(X.c_view(), 1, w);
+  std::vector<std::vector<double>> edges;
+  for (std::size_t f = 0; f < X.n_cols; ++f) edges.push_back(bins.edges(f));
+  return edges;
+}
+
+// Trains with the rows cut at `cuts` (participant k holds rows [cuts[k], cuts[k+1])); every participant's
+// serialized model.
+std::vector<std::string> train_split(const testing::Dense<double>& X, const std::vector<std::int32_t>& y,
+                                     const std::vector<double>* w, std::size_t K, const TrainParams& p,
+                                     const std::vector<std::size_t>& cuts) {
+  const std::size_t parts = cuts.size() - 1;
+  ThreadReducer shared(parts);
+  std::vector<std::string> models(parts);
+  std::vector<std::exception_ptr> errors(parts);
+  const auto edges = global_edges(X, p, w ? w->data() : nullptr);
+  std::vector<std::thread> threads;
+  for (std::size_t k = 0; k < parts; ++k) {
+    threads.emplace_back([&, k] {
+      try {
+        const std::size_t begin = cuts[k], n = cuts[k + 1] - cuts[k];
+        Participant reducer(shared);
+        std::vector<std::uint64_t> rows(n);
+        for (std::size_t i = 0; i < n; ++i) rows[i] = begin + i;
+        DistributedPart part;
+        part.reducer = &reducer;
+        part.bin_edges = edges;
+        part.global_rows = rows.data();
+        TrainOptions<double> options;
+        options.distributed = &part;
+        const auto view = MatrixView<double>::row_major(X.c_order.data() + begin * X.n_cols, n, X.n_cols);
+        models[k] = serialize(train(view, y.data() + begin, w ? w->data() + begin : nullptr, K, p, options).model);
+      } catch (...) {
+        errors[k] = std::current_exception();
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  for (const std::exception_ptr& e : errors)
+    if (e) std::rethrow_exception(e);
+  return models;
+}
+
+TEST(Distributed, EveryParticipantGrowsTheLocalModelForEveryLossAndSplit) {
+  const auto X = testing::random_matrix(1200, 7, 21, 0.08);  // 8 % NaN
+  for (LossKind loss : {LossKind::kAdaBoost, LossKind::kVebBoost, LossKind::kRebel}) {
+    for (int criterion : {0, 1}) {
+      if (criterion == 1 && loss == LossKind::kRebel) continue;  // Gini is binary only
+      const std::size_t K = loss == LossKind::kRebel ? 4 : 2;
+      auto y = testing::noisy_labels(X, 3, 0.15);
+      if (K == 4)
+        for (std::size_t i = 0; i < X.n_rows; ++i) y[i] += X.at(i, 2) > 0.5 ? 2 : 0;
+      std::vector<double> w(X.n_rows);
+      for (std::size_t i = 0; i < w.size(); ++i) w[i] = (i % 7 == 0) ? 0.0 : 0.5 + static_cast<double>(i % 5);
+      TrainParams p;
+      p.loss = loss;
+      p.criterion = criterion;
+      p.n_estimators = 12;
+      p.max_depth = 4;
+      p.n_threads = 2;
+      p.subsample = 0.7;
+      p.feature_fraction = 0.6;
+      p.seed = 3;
+      for (const std::vector<double>* weights : std::vector<const std::vector<double>*>{&w, nullptr}) {
+        const std::string local = serialize(train(X.c_view(), y.data(), weights ? weights->data() : nullptr, K, p).model);
+        for (const std::vector<std::size_t>& cuts :
+             {std::vector<std::size_t>{0, 1200}, {0, 600, 1200}, {0, 0, 37, 1200}, {0, 900, 901, 1200}, {0, 1200, 1200}}) {
+          for (const std::string& model : train_split(X, y, weights, K, p, cuts))
+            EXPECT_EQ(model, local) << loss_name(loss) << " criterion " << criterion << " parts " << cuts.size() - 1
+                                    << (weights ? " weighted" : "");
+        }
+      }
+    }
+  }
+}
+
+TEST(Distributed, AnEmptyFitIsRefusedEverywhere) {
+  const auto X = testing::random_matrix(10, 3, 1, 0.0);
+  const auto y = testing::noisy_labels(X, 1, 0.0);
+  TrainParams p;
+  EXPECT_THROW(train_split(X, y, nullptr, 2, p, {0, 0, 0}), InvalidArgument);
+}
+
+}  // namespace
+}  // namespace rebelboost
