@@ -254,6 +254,34 @@ struct TreeGrower::LayerRows {
   }
 };
 
+TreeGrower::LayerRows TreeGrower::layer_rows(LayerPlan& plan, const std::int64_t* q) {
+  LayerRows rows{q, nullptr, std::vector<std::size_t>(leaves_.size(), 0)};
+  std::vector<RowPartition::Range> built;
+  for (const LayerPlan::Job& job : plan.jobs) {
+    const Leaf& leaf = leaves_[job.leaf];
+    built.push_back({leaf.begin, leaf.end});
+    if (criterion_ == Criterion::kGini) rows.class_split[job.leaf] = class_split(leaf);
+    plan.built_rows += leaf.rows();
+  }
+  if (!partition_.identity()) {  // the leaves read by gathering get their values in partition order
+    partition_.gather_values(built, q, q_ordered_.data(), n_threads_);
+    rows.values = q_ordered_.data();
+    rows.order = partition_.rows(0);
+  }
+  return rows;
+}
+
+void TreeGrower::keep_histograms(const LayerPlan& plan, GrowResult& result) {
+  for (const LayerPlan::Job& job : plan.jobs) {
+    leaves_[job.leaf].hist = job.buffer;
+    if (job.large != kNone) {
+      leaves_[job.large].hist = job.large_buffer;
+      leaves_[job.leaf].parent_hist = leaves_[job.large].parent_hist = -1;
+      ++result.subtracted_nodes;
+    }
+  }
+}
+
 std::size_t TreeGrower::row_parts(std::size_t n_active, int threads, std::size_t built_rows, std::size_t n_jobs) const {
   // Features are the natural unit of parallel work; with fewer than 4 per thread they leave threads idle,
   // so each leaf's rows are cut into parts too (at least 2^16 rows each), within a 64 MiB scratch.
@@ -270,20 +298,7 @@ void TreeGrower::search_full(LayerPlan& plan, const std::int64_t* q, const std::
   const std::uint8_t missing = bins_.missing_bin();
   const bool gini = criterion_ == Criterion::kGini;
   const std::size_t stride = pool_.stride();
-  const bool identity = partition_.identity();
-  LayerRows rows{q, nullptr, std::vector<std::size_t>(leaves_.size(), 0)};
-  std::vector<RowPartition::Range> built;
-  for (const LayerPlan::Job& job : plan.jobs) {
-    const Leaf& leaf = leaves_[job.leaf];
-    built.push_back({leaf.begin, leaf.end});
-    if (gini) rows.class_split[job.leaf] = class_split(leaf);
-    plan.built_rows += leaf.rows();
-  }
-  if (!identity) {  // the leaves read by gathering get their values in partition order
-    partition_.gather_values(built, q, q_ordered_.data(), n_threads_);
-    rows.values = q_ordered_.data();
-    rows.order = partition_.rows(0);
-  }
+  const LayerRows rows = layer_rows(plan, q);
   std::size_t n_active = n_features;
   if (active_features) n_active = static_cast<std::size_t>(std::count(active_features, active_features + n_features, 1));
   const int threads = util::threads_for((plan.built_rows + plan.jobs.size() * kHistBins) * n_active, n_threads_);
@@ -323,14 +338,7 @@ void TreeGrower::search_full(LayerPlan& plan, const std::int64_t* q, const std::
       search(f, job.large, parent);
     }
   });
-  for (const LayerPlan::Job& job : plan.jobs) {
-    leaves_[job.leaf].hist = job.buffer;
-    if (job.large != kNone) {
-      leaves_[job.large].hist = job.large_buffer;
-      leaves_[job.leaf].parent_hist = leaves_[job.large].parent_hist = -1;
-      ++result.subtracted_nodes;
-    }
-  }
+  keep_histograms(plan, result);
   for (std::size_t l = 0; l < leaves_.size(); ++l) result.full_nodes += plan.searched[l];
   result.bin_accumulations += static_cast<std::int64_t>(plan.built_rows * n_active);
 }
@@ -386,19 +394,7 @@ void TreeGrower::search_reduced(LayerPlan& plan, const std::int64_t* q, const st
                                 GrowResult& result) {
   const std::size_t n_features = X_.n_features, stride = pool_.stride(), n_leaves = leaves_.size();
   const bool gini = criterion_ == Criterion::kGini;
-  LayerRows rows{q, nullptr, std::vector<std::size_t>(n_leaves, 0)};
-  std::vector<RowPartition::Range> built;
-  for (const LayerPlan::Job& job : plan.jobs) {
-    const Leaf& leaf = leaves_[job.leaf];
-    built.push_back({leaf.begin, leaf.end});
-    if (gini) rows.class_split[job.leaf] = class_split(leaf);
-    plan.built_rows += leaf.rows();
-  }
-  if (!partition_.identity()) {
-    partition_.gather_values(built, q, q_ordered_.data(), n_threads_);
-    rows.values = q_ordered_.data();
-    rows.order = partition_.rows(0);
-  }
+  const LayerRows rows = layer_rows(plan, q);
   std::vector<std::size_t> active;
   for (std::size_t f = 0; f < n_features; ++f)
     if (!active_features || active_features[f]) active.push_back(f);
@@ -422,14 +418,7 @@ void TreeGrower::search_reduced(LayerPlan& plan, const std::int64_t* q, const st
       std::copy(parent, parent + stride, slot(job.large, a));
     }
   });
-  for (const LayerPlan::Job& job : plan.jobs) {
-    leaves_[job.leaf].hist = job.buffer;
-    if (job.large != kNone) {
-      leaves_[job.large].hist = job.large_buffer;
-      leaves_[job.leaf].parent_hist = leaves_[job.large].parent_hist = -1;
-      ++result.subtracted_nodes;
-    }
-  }
+  keep_histograms(plan, result);
   for (std::size_t l = 0; l < n_leaves; ++l) {
     message[hist_values + l] = static_cast<std::int64_t>(leaves_[l].rows());
     for (std::size_t i = leaves_[l].begin; i < leaves_[l].end; ++i) message[hist_values + n_leaves + l] += q[partition_.row(i)];

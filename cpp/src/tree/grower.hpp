@@ -108,6 +108,10 @@ class TreeGrower {
                                    const std::uint8_t* active_rows, int& relation);
   LayerPlan plan_layer(int relation, bool last_layer, bool quick);
   struct LayerRows;
+  // The values and row order a layer's jobs read (gathered when the partition is no longer the identity).
+  LayerRows layer_rows(LayerPlan& plan, const std::int64_t* q);
+  // Each job's leaves keep the pool buffers their histograms are in, for the next layer's subtraction.
+  void keep_histograms(const LayerPlan& plan, GrowResult& result);
   void search_full(LayerPlan& plan, const std::int64_t* q, const std::uint8_t* active_features, GrowResult& result);
   // Parts each built leaf's rows are cut into when features alone leave threads idle (1: none).
   std::size_t row_parts(std::size_t n_active, int threads, std::size_t built_rows, std::size_t n_jobs) const;
