@@ -135,12 +135,22 @@ class _RankReducer:
 
 
 # ---- what runs on the workers ------------------------------------------------------------------
-def _bin_edges(X_sample, w_sample, n_bins):
-    return _core.bin_edges(np.ascontiguousarray(X_sample), n_bins, w_sample, 1)
+def _take(block, rows):
+    return np.asarray(block)[rows]
+
+
+def _bin_edges(X_parts, w_parts, n_bins):
+    X = _concat(X_parts, np.float64)
+    w = _concat(w_parts, np.float64) if w_parts else None
+    return _core.bin_edges(X, n_bins, w, 1)
 
 
 def _concat(blocks, dtype, n_features=None):
+    """The blocks as one C-contiguous array; one block that already is one is used as it is (no copy: a worker
+    holding its rows as one block never needs twice their memory)."""
     blocks = [np.asarray(b) for b in blocks]
+    if len(blocks) == 1 and blocks[0].flags.c_contiguous:
+        return blocks[0]
     if blocks:
         return np.ascontiguousarray(np.concatenate(blocks))
     return np.empty((0, n_features) if n_features is not None else (0,), dtype=dtype)
@@ -347,10 +357,20 @@ class _DaskMixin:
         return classes, per_class, totals[1]
 
     def _edges(self, client, X, w, bin_seed):
+        """The local fit's bin edges: its sample of global rows, taken from each block where it lives, then
+        fitted in one task."""
         rows = _core.bin_sample_rows(X.shape[0], bin_seed=bin_seed).astype(np.int64)
-        X_sample = X[rows]
-        w_sample = None if w is None else w[rows]
-        return client.compute(dask.delayed(_bin_edges)(X_sample, w_sample, int(self.n_bins))).result()
+        keys = {f.key: f for f in futures_of([X] + ([w] if w is not None else []))}
+        bounds = np.concatenate([[0], np.cumsum(X.chunks[0])])
+        X_parts, w_parts = [], []
+        for i, key in enumerate(_block_keys(X)):
+            local = rows[(rows >= bounds[i]) & (rows < bounds[i + 1])] - bounds[i]
+            if len(local) == 0:
+                continue
+            X_parts.append(client.submit(_take, keys[key], local, pure=False))
+            if w is not None:
+                w_parts.append(client.submit(_take, keys[_block_keys(w)[i]], local, pure=False))
+        return client.submit(_bin_edges, X_parts, w_parts, int(self.n_bins), pure=False).result()
 
     def _eval_parts(self, client, eval_set):
         """Each eval set as lists of blocks (futures of dask data, scattered numpy data) for every rank."""
@@ -475,10 +495,13 @@ class _DaskMixin:
         self.to_local().save(path)
 
     def _blockwise(self, X, method, width, dtype, **kwargs):
-        """local.method on every block of X: (n,) when width is None, else (n, width); empty blocks stay empty."""
+        """local.method on every block of a dask X: (n,) when width is None, else (n, width); empty blocks stay
+        empty. Other X (numpy, pandas) is predicted here, as the local estimator does."""
         check_is_fitted(self)
         local = self.to_local()
-        X, _ = _as_dask_matrix(X) if isinstance(X, (da.Array, dd.DataFrame)) else (da.from_array(np.asarray(X)), None)
+        if not isinstance(X, (da.Array, dd.DataFrame)):  # numpy or pandas in: computed here, numpy out
+            return getattr(local, method)(X, **kwargs)
+        X, _ = _as_dask_matrix(X)
         if width is None:
             return X.map_blocks(_apply_block, local, method, kwargs, (), dtype, drop_axis=1, dtype=dtype)
         return X.map_blocks(_apply_block, local, method, kwargs, (width,), dtype, chunks=(X.chunks[0], (width,)),
