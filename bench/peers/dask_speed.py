@@ -7,7 +7,8 @@ round of 10 trees). The rows are split in two blocks, one persisted on each work
 
 Time per iteration: each library fits twice with T1 and twice with T2 iterations; (min fit(T2) - min fit(T1)) /
 (T2 - T1) removes the setup (binning, Dataset / DMatrix construction, the bin sample); a 2-iteration fit of every
-library first takes the one-time costs. Libraries are interleaved,
+library first takes the one-time costs. Each library and repeat gets a fresh LocalCluster (peers' threads
+left in a worker would slow the next library); the local fit runs with no cluster alive. Libraries are interleaved,
 repeated (--repeats) and the medians reported; read speeds as ratios of one run (the machine is shared).
 Bytes per iteration: the loopback interface's received bytes during the T2 fit over T2 (every worker,
 the scheduler and the client talk over it: it counts what each library moves, its own sockets included);
@@ -123,6 +124,21 @@ def measure(client, name, task, lib, Xd, yd):
     return out
 
 
+def measure_on_fresh_cluster(name, task, lib):
+    """A new LocalCluster for every library and repeat (threads a peer leaves behind in its workers cannot
+    slow the next one down); the local fit runs with no cluster at all."""
+    from distributed import Client, LocalCluster
+
+    if lib.startswith("rebelboost local"):
+        LIBRARIES[lib](None, task, 2, None, None)  # warm-up
+        return measure(None, name, task, lib, None, None)
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster, \
+            Client(cluster) as client:
+        Xd, yd = persisted(client, task["X"], task["y"])
+        LIBRARIES[lib](client, task, 2, Xd, yd)  # warm-up: first-use costs are not timed
+        return measure(client, name, task, lib, Xd, yd)
+
+
 def tasks(names, synthetic_iters, fmnist_iters):
     out = {}
     if "synthetic" in names:
@@ -159,25 +175,17 @@ def main(argv=None):
     parser.add_argument("--libraries", default=",".join(LIBRARIES))
     parser.add_argument("--out", default=os.path.join(RESULTS, "dask_speed.md"))
     args = parser.parse_args(argv)
-    from distributed import Client, LocalCluster
-
     load_before = os.getloadavg()
     libraries = args.libraries.split(",")
     iters = {"synthetic": tuple(int(v) for v in args.synthetic_iters.split(",")),
              "fmnist": tuple(int(v) for v in args.fmnist_iters.split(","))}
     results = {}
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster, \
-            Client(cluster) as client:
-        for name, task in tasks(args.tasks.split(","), iters["synthetic"], iters["fmnist"]).items():
-            Xd, yd = persisted(client, task["X"], task["y"])
-            runs = {lib: [] for lib in libraries}
-            for lib in libraries:  # warm-up: first-use costs (imports, XGBoost's collective set-up) are not timed
-                LIBRARIES[lib](client, task, 2, Xd, yd)
-            for _ in range(args.repeats):
-                for lib in libraries:  # interleaved: a change of machine load hits every library alike
-                    runs[lib].append(measure(client, name, task, lib, Xd, yd))
-            results[name] = {lib: {k: statistics.median(r[k] for r in v) for k in v[0]} for lib, v in runs.items()}
-            del Xd, yd
+    for name, task in tasks(args.tasks.split(","), iters["synthetic"], iters["fmnist"]).items():
+        runs = {lib: [] for lib in libraries}
+        for _ in range(args.repeats):
+            for lib in libraries:  # interleaved: a change of machine load hits every library alike
+                runs[lib].append(measure_on_fresh_cluster(name, task, lib))
+        results[name] = {lib: {k: statistics.median(r[k] for r in v) for k in v[0]} for lib, v in runs.items()}
     write(results, libraries, args, load_before)
 
 

@@ -258,3 +258,18 @@ def test_a_worker_lost_mid_fit_is_a_clear_error_within_seconds(tmp_path):
         assert "left the cluster" in str(outcome["error"]) or "failed" in str(outcome["error"])
         assert outcome["end"] - killed < 30
     cluster.close()
+
+
+def test_the_readme_example_runs_as_written(tmp_path):
+    import subprocess
+    import sys
+
+    readme = open(os.path.join(os.path.dirname(__file__), "..", "..", "README.md")).read()
+    section = readme[readme.index("## Distributed training (Dask)"):]
+    code = section[section.index("```python") + len("```python"):]
+    code = code[:code.index("```")]
+    script = tmp_path / "example.py"
+    script.write_text(code)
+    done = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert (tmp_path / "model.rbm").exists()
