@@ -6,6 +6,8 @@ import os
 
 import numpy as np
 
+from rebelboost._paths import check_path, open_regular
+
 __all__ = ["read_table", "split_target", "feature_frame", "labels_like"]
 
 _CSV = (".csv", ".txt")
@@ -24,25 +26,26 @@ def read_table(path, header=True):
     import pyarrow.csv as pacsv
     import pyarrow.parquet as pq
 
-    path = os.fspath(path)
+    path = check_path(path, "data file", reading=True)
     ext = os.path.splitext(path)[1].lower()
-    if ext in _CSV:
-        read_options = pacsv.ReadOptions(autogenerate_column_names=not header)
-        try:
-            table = pacsv.read_csv(path, read_options=read_options)
-        except pa.ArrowInvalid as exc:
-            raise ValueError(f"{path}: not a readable CSV file ({exc})") from None
-        if not header:
-            table = table.rename_columns([str(i) for i in range(table.num_columns)])
-    elif ext in _PARQUET:
-        try:
-            table = pq.read_table(path)
-        except pa.ArrowInvalid as exc:
-            raise ValueError(f"{path}: not a readable Parquet file ({exc})") from None
-    elif ext == ".npz":
-        return _read_npz(path)
-    else:
+    if ext not in _CSV + _PARQUET + (".npz",):
         raise ValueError(f"{path}: unknown file type {ext!r}; use .csv, .parquet or .npz")
+    with open_regular(path, "data file") as handle:  # a FIFO or device is refused, never waited on
+        if ext == ".npz":
+            return _read_npz(handle, path)
+        if ext in _CSV:
+            read_options = pacsv.ReadOptions(autogenerate_column_names=not header)
+            try:
+                table = pacsv.read_csv(handle, read_options=read_options)
+            except pa.ArrowInvalid as exc:
+                raise ValueError(f"{path}: not a readable CSV file ({exc})") from None
+            if not header:
+                table = table.rename_columns([str(i) for i in range(table.num_columns)])
+        else:
+            try:
+                table = pq.read_table(handle)
+            except pa.ArrowInvalid as exc:
+                raise ValueError(f"{path}: not a readable Parquet file ({exc})") from None
     names = table.column_names
     repeated = sorted({n for n in names if names.count(n) > 1})
     if repeated:
@@ -52,11 +55,11 @@ def read_table(path, header=True):
     return table.to_pandas()
 
 
-def _read_npz(path):
+def _read_npz(handle, path):
     import pandas as pd
 
     try:
-        with np.load(path, allow_pickle=False) as archive:
+        with np.load(handle, allow_pickle=False) as archive:
             columns = {name: archive[name] for name in archive.files}
     except (ValueError, OSError) as exc:
         raise ValueError(f"{path}: not a readable .npz file ({exc})") from None

@@ -15,6 +15,7 @@ from contextlib import contextmanager, suppress
 import numpy as np
 from sklearn.utils._param_validation import InvalidParameterError
 
+from rebelboost._paths import check_path, open_regular
 from rebelboost._tables import feature_frame, labels_like, read_table, split_target
 
 __all__ = ["main", "EXIT_CODES_HELP"]
@@ -70,7 +71,8 @@ def _read_cost_matrix(path):
     import pandas as pd
 
     try:
-        frame = pd.read_csv(path, header=None)
+        with open_regular(path, "cost matrix file") as handle:
+            frame = pd.read_csv(handle, header=None)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
         raise ValueError(f"{path}: not a readable cost matrix CSV ({exc})") from None
     if not all(pd.api.types.is_numeric_dtype(frame[c]) for c in frame.columns) or frame.isna().any().any():
@@ -88,8 +90,9 @@ def _table(args, expected=None):
 def _train(args):
     from rebelboost import AdaBoostClassifier, REBELClassifier, VEBBoostClassifier
 
+    check_path(args.model, "model file", reading=False)  # fail before training, not after
     folder = os.path.dirname(os.path.abspath(args.model))
-    if not os.path.isdir(folder):  # fail before training, not after
+    if not os.path.isdir(folder):
         raise FileNotFoundError(f"cannot write {args.model!r}: folder {folder!r} does not exist")
     X, y = _table(args)
     loss = args.loss
@@ -135,6 +138,8 @@ def _loaded(args):
 def _predict(args):
     import pandas as pd
 
+    if args.output:
+        check_path(args.output, "output file", reading=False)  # before the model and data are read
     clf, X, _ = _loaded(args)
     out = pd.DataFrame({"label": clf.predict(X)})
     if args.proba:

@@ -7,11 +7,11 @@ estimator's Python-side state (class, parameters, classes_, feature names) as JS
 from __future__ import annotations
 
 import json
-import os
 
 import numpy as np
 
 from rebelboost import _core
+from rebelboost._paths import check_path
 from rebelboost._validation import validate_parameters
 
 __all__ = ["save", "load", "to_json", "ModelFileError"]
@@ -94,13 +94,17 @@ def _metadata(estimator):
 
 
 def save(estimator, path):
-    """Write a fitted estimator to ``path`` (atomic: temporary file in the same folder, then rename)."""
+    """Write a fitted estimator to ``path`` (atomic: temporary file in the same folder, then rename).
+
+    A path holding a NUL byte is a ValueError, one naming a directory, FIFO, socket or device an OSError
+    (both before anything is written)."""
     from sklearn.utils.validation import check_is_fitted
 
+    path = check_path(path, "model file", reading=False)
     check_is_fitted(estimator)
     model = estimator._model
     model.metadata = _metadata(estimator)
-    model.save(os.fspath(path))
+    model.save(path)
 
 
 def _corrupt(what):
@@ -189,9 +193,10 @@ def load(path):
     """Read a model file written by ``save``; returns the fitted estimator.
 
     Raises ModelFileError (a ValueError) for a truncated, corrupt or foreign file, OSError if the file
-    cannot be read.
+    cannot be read or is not a regular file (a FIFO or device is refused at once, never opened for a
+    blocking read), ValueError for a path holding a NUL byte.
     """
-    return _restore(_core.Model.load(os.fspath(path)))
+    return _restore(_core.Model.load(check_path(path, "model file", reading=True)))
 
 
 def to_json(estimator):

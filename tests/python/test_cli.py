@@ -1,8 +1,10 @@
 """The rebelboost command line: demo, train -> predict -> evaluate round trip, columns matched by name, atomic output,
 quiet closed pipes, documented exit codes. Each case the issue found has a test that fails on the old reader."""
 
+import os
 import subprocess
 import sys
+import textwrap
 
 import numpy as np
 import pandas as pd
@@ -263,3 +265,33 @@ def test_cmake_dir_exists():
     import os
 
     assert os.path.isfile(os.path.join(result.stdout.strip(), "rebelboost-config.cmake"))
+
+
+def test_fifo_and_nul_paths_are_clear_errors(labelled_csv, tmp_path):
+    # --model or a data file naming a FIFO blocked forever (opened before any check); a NUL byte in a path
+    # cut the name there. A subprocess with a timeout, so a regression fails instead of hanging the suite.
+    path, _ = labelled_csv
+    model = tmp_path / "m.rbm"
+    assert main(["train", str(path), "--target", "label", "--model", str(model), "--n-estimators", "5"]) == 0
+    fifo = tmp_path / "fifo.csv"
+    os.mkfifo(fifo)
+    for args in (["predict", str(path), "--model", str(fifo)], ["export", "--model", str(fifo)],
+                 ["predict", str(fifo), "--model", str(model)],
+                 ["train", str(fifo), "--target", "label", "--model", str(tmp_path / "n.rbm")],
+                 ["train", str(path), "--target", "label", "--model", str(model), "--cost-matrix", str(fifo)]):
+        result = run(*args)
+        assert result.returncode == 4, (args, result.stderr)
+        assert "not a regular file (a FIFO)" in result.stderr and str(fifo) in result.stderr
+    code = textwrap.dedent(f"""
+        from rebelboost.cli import main
+        for args in (["predict", {str(path)!r}, "--model", {str(model)!r} + "\\0x"],
+                     ["predict", {str(path)!r} + "\\0x", "--model", {str(model)!r}],
+                     ["predict", {str(path)!r}, "--model", {str(model)!r}, "--target", "label",
+                      "--output", {str(tmp_path / "out.csv")!r} + "\\0x"],
+                     ["train", {str(path)!r}, "--target", "label", "--model", {str(tmp_path / "n.rbm")!r} + "\\0x"]):
+            print(main(args))
+    """)
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert result.stdout.split() == ["3"] * 4, result.stderr
+    assert result.stderr.count("NUL byte at position") == 4, result.stderr
+    assert sorted(os.listdir(tmp_path)) == ["fifo.csv", "m.rbm", "train.csv"]

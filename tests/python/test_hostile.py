@@ -264,3 +264,60 @@ def test_similarity_files_with_degenerate_numbers_predict_finite_scores(tmp_path
         Xq = np.vstack([np.zeros((1, 3)), X[:20]])
         assert np.isfinite(clf.decision_function(Xq)).all(), change
         assert np.isfinite(clf.predict_proba(Xq)).all(), change
+
+
+# ---- round 2 (issue 23) ----------------------------------------------------------------------------------
+def test_a_path_with_a_nul_byte_is_refused_not_cut(tmp_path, noisy):
+    # save("dir/a\0b.rbm") wrote dir/a, and load("m.rbm\0junk") loaded m.rbm: the OS cut the name at the NUL.
+    X, y, _ = noisy
+    clf = AdaBoostClassifier(n_estimators=3).fit(X, y)
+    clf.save(tmp_path / "m.rbm")
+    (tmp_path / "d").mkdir()
+    for save in (clf.save, lambda p: clf._model.save(p)):
+        with pytest.raises(ValueError, match="NUL byte at position"):
+            save(str(tmp_path / "d" / "a\0b.rbm"))
+    assert os.listdir(tmp_path / "d") == []
+    for load in (rebelboost.load, _core.Model.load):  # the Python check and the core's own
+        with pytest.raises(ValueError, match="NUL byte at position"):
+            load(str(tmp_path / "m.rbm") + "\0junk")
+    with pytest.raises(ValueError, match="NUL byte"):
+        rebelboost.load(os.fsencode(tmp_path / "m.rbm") + b"\0junk")
+    with pytest.raises(TypeError, match="model file path must be a str or os.PathLike"):
+        rebelboost.load(3)
+
+
+def test_a_fifo_or_directory_is_refused_without_blocking(tmp_path, noisy):
+    # rebelboost.load on a FIFO opened it first and waited forever for a writer. Run in a subprocess so a
+    # regression fails on the timeout instead of hanging the suite.
+    X, y, _ = noisy
+    AdaBoostClassifier(n_estimators=3).fit(X, y).save(tmp_path / "m.rbm")
+    os.mkfifo(tmp_path / "fifo.rbm")
+    code, out, err = run_limited(f"""
+        import rebelboost
+        from rebelboost import _core
+        for load in (rebelboost.load, _core.Model.load):
+            for path in ({str(tmp_path / "fifo.rbm")!r}, {str(tmp_path)!r}):
+                try:
+                    load(path)
+                except OSError as exc:
+                    print(exc)
+        m = rebelboost.load({str(tmp_path / "m.rbm")!r})
+        for path in ({str(tmp_path / "fifo.rbm")!r}, {str(tmp_path)!r}):  # a writer refuses them too
+            try:
+                m.save(path)
+            except OSError as exc:
+                print(exc)
+    """, timeout=60)
+    assert code == 0, err[-2000:]
+    lines = out.splitlines()
+    assert len(lines) == 6, out
+    assert sum("cannot read model file" in l and "not a regular file (a FIFO)" in l for l in lines) == 2, out
+    assert sum("not a regular file (a directory)" in l for l in lines) == 3, out
+    assert "cannot write model file" in lines[4] and "(a FIFO)" in lines[4], out
+    assert stat_is_fifo(tmp_path / "fifo.rbm")
+
+
+def stat_is_fifo(path):
+    import stat
+
+    return stat.S_ISFIFO(os.lstat(path).st_mode)
