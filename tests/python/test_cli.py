@@ -295,3 +295,49 @@ def test_fifo_and_nul_paths_are_clear_errors(labelled_csv, tmp_path):
     assert result.stdout.split() == ["3"] * 4, result.stderr
     assert result.stderr.count("NUL byte at position") == 4, result.stderr
     assert sorted(os.listdir(tmp_path)) == ["fifo.csv", "m.rbm", "train.csv"]
+
+
+def test_the_repeated_column_check_is_linear():
+    # names.count(n) for every column was quadratic: a 100 000-column CSV spent minutes in the check.
+    # Counted in comparisons, not seconds: every __eq__ and __hash__ call of n distinct names.
+    from rebelboost._tables import repeated_names
+
+    calls = [0]
+
+    class Name(str):
+        def __eq__(self, other):
+            calls[0] += 1
+            return str.__eq__(self, other)
+
+        def __hash__(self):
+            calls[0] += 1
+            return str.__hash__(self)
+
+    n = 4000
+    names = [Name(f"c{i}") for i in range(n)] + [Name("c7"), Name("c7"), Name("c9")]
+    assert repeated_names(names) == ["c7", "c9"]
+    assert calls[0] < 10 * n
+
+
+@pytest.mark.parametrize("header", [True, False])
+def test_wide_csv_fast_path_reads_what_pyarrow_infers(tmp_path, header):
+    # Wide files are read with the types their first row suggests (pyarrow's per-column inference made a
+    # 100 000-column file take seconds); whatever later rows hold, the frame equals the inferred one.
+    import pyarrow.csv as pacsv
+
+    from rebelboost._tables import read_table
+
+    rng = np.random.RandomState(3)
+    n = 1200
+    first = [str(v) for v in rng.randint(-5, 5, n)]
+    first[:6] = ["1", "2.5", "007", "1e3", "x", ""]
+    for later in (["2"] * n, list(first), ["2.5"] * n, ["NA"] * n, ["oops"] * n, ["99999999999999999999"] * n, ["1.5e300"] * n):
+        rows = [first] * 17 + [later, first]  # the types are guessed from the first 16 rows
+        text = ("" if not header else ",".join(f"c{i}" for i in range(n)) + "\n") + "".join(",".join(r) + "\n" for r in rows)
+        path = tmp_path / "wide.csv"
+        path.write_text(text)
+        inferred = pacsv.read_csv(path, read_options=pacsv.ReadOptions(autogenerate_column_names=not header)).to_pandas()
+        frame = read_table(path, header=header)
+        if not header:
+            inferred.columns = [str(i) for i in range(n)]
+        pd.testing.assert_frame_equal(frame, inferred)
