@@ -6,6 +6,7 @@ estimator's Python-side state (class, parameters, classes_, feature names) as JS
 
 from __future__ import annotations
 
+import collections
 import json
 
 import numpy as np
@@ -142,7 +143,7 @@ def _metadata_classes(meta):
 def _restore(model):
     try:
         meta = json.loads(model.metadata.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+    except (UnicodeDecodeError, RecursionError, ValueError) as exc:  # ValueError: also an integer of 4 300+ digits
         raise ModelFileError(f"corrupt model file: metadata is not valid JSON ({exc})") from None
     if not isinstance(meta, dict) or "estimator" not in meta or "classes" not in meta:
         raise ModelFileError("model file has no estimator metadata (was it written by rebelboost's Python API?)")
@@ -184,6 +185,10 @@ def _restore(model):
         names = meta["feature_names_in"]
         if not isinstance(names, list) or any(not isinstance(n, str) for n in names) or len(names) != n_features:
             raise ModelFileError("model file feature names do not match its feature count")
+        repeated = sorted(name for name, count in collections.Counter(names).items() if count > 1)
+        if repeated:  # every later DataFrame predict would fail with an unrelated error
+            raise ModelFileError(f"model file's feature_names_in are duplicated: {repeated[:10]}"
+                                 + (f" ({len(repeated)} names)" if len(repeated) > 10 else ""))
         estimator.feature_names_in_ = np.asarray(names, dtype=object)
     estimator._model = model
     return estimator

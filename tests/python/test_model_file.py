@@ -5,6 +5,7 @@ import pickle
 import struct
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import rebelboost
@@ -312,3 +313,24 @@ def test_frozen_model_files_still_load(name):
         labels, learners = clf.predict(expected["X"], cascade=True, return_n_learners=True)
         np.testing.assert_array_equal(labels.astype(str), expected["cascade_labels"])
         np.testing.assert_array_equal(learners, expected["cascade_learners"])
+
+
+def test_metadata_with_a_huge_integer_or_repeated_feature_names_is_a_model_file_error(tmp_path):
+    # An integer of more than 4 300 digits raised Python's own ValueError ("Exceeds the limit"); repeated
+    # feature names loaded, and every DataFrame predict then failed with an unrelated error.
+    import json
+
+    X = pd.DataFrame(np.random.RandomState(0).normal(size=(60, 3)), columns=["a", "b", "c"])
+    clf = AdaBoostClassifier(n_estimators=3).fit(X, (X["a"] > 0).astype(int))
+    clf.save(tmp_path / "good.rbm")
+    good = json.loads(clf._model.metadata.decode("utf-8"))
+    model = rebelboost._core.Model.from_bytes(clf._model.to_bytes())
+    path = str(tmp_path / "meta.rbm")
+    for text, message in [
+        (json.dumps(good).replace('"n_features_in": 3', '"n_features_in": ' + "9" * 5000), "not valid JSON.*digits"),
+        (json.dumps(dict(good, feature_names_in=["a", "b", "a"])), r"feature_names_in are duplicated: \['a'\]"),
+    ]:
+        model.metadata = text.encode("utf-8")
+        model.save(path)
+        with pytest.raises(ModelFileError, match=message):
+            rebelboost.load(path)
