@@ -322,11 +322,11 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
     def staged_predict_proba(self, X):
         """Yield ``predict_proba`` after each stage."""
         for scores in self.staged_decision_function(X):
-            yield self._scores_to_proba(scores)
+            yield self._probabilities(scores)
 
     def predict_proba(self, X, n_iter=None):
         """Class probabilities, columns in the order of ``classes_``; ``n_iter`` as in decision_function."""
-        return self._scores_to_proba(self.decision_function(X, n_iter=n_iter))
+        return self._probabilities(self.decision_function(X, n_iter=n_iter))
 
     def predict_log_proba(self, X, n_iter=None):
         """Logarithm of ``predict_proba``."""
@@ -336,6 +336,26 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
     def _present_scores(self, scores):
         """Hook: the model's scores as decision_function returns them."""
         return scores
+
+    def _probabilities(self, scores):
+        """predict_proba's rows for these scores: ``_scores_to_proba``, then ties broken towards predict.
+
+        Where two classes' probabilities are closer than float64 resolves (REBEL: ``expit(2 H)`` is 1.0 for
+        every H above ~18, so scores 20 and 21 both give 0.5 of two classes), the rounded rows tie while
+        predict picks one. The class predict picks then keeps the row's maximum and every other entry that
+        reached it is lowered by one unit in the last place: argmax(predict_proba) == predict whenever the
+        scores differ, each entry moves by at most one ulp, rows still sum to 1 (to rounding).
+        """
+        proba = self._scores_to_proba(scores)
+        index = self._scores_to_index(np.asarray(scores))
+        bad = np.flatnonzero(np.argmax(proba, axis=1) != index)
+        if bad.size:
+            rows = proba[bad]
+            top = rows.max(axis=1)
+            rows[np.arange(bad.size), index[bad]] = top
+            lowered = (rows >= top[:, None]) & (np.arange(rows.shape[1]) != index[bad][:, None])
+            proba[bad] = np.where(lowered, np.nextafter(top, -np.inf)[:, None], rows)
+        return proba
 
     def _scores_to_labels(self, scores):
         return self.classes_[self._scores_to_index(scores)]

@@ -220,8 +220,14 @@ class REBELClassifier(BaseBoostingClassifier):
 
         With uniform costs, REBEL's loss is minimised pointwise by ``H_k = 1/2 ln(p_k / (1 - p_k))``
         (p_k = P(class k | x)), so ``expit(2 H_k)`` estimates ``p_k``; the K estimates are normalised to
-        sum to 1. With 2 classes this is AdaBoost's logistic link. The order of the classes always
-        matches ``H`` (the argmax is ``predict``). With non-uniform costs the scores estimate the
+        sum to 1. With 2 classes this is AdaBoost's logistic link. Computed in log space (``log expit(2 H)
+        = -log1p(exp(-2 H))``, normalised with a log-sum-exp), so for every score a model can hold
+        (``|H_k| <= 1e300``, the file limit; the scores of ordinary fits stay below a few thousand) each row
+        is finite, in [0, 1], sums to 1 (to rounding) and is ordered like ``H`` (``H_i > H_j`` implies
+        ``p_i >= p_j``); its argmax is ``predict``'s class whenever the largest score is unique: where two
+        probabilities are closer than float64 resolves (``expit(2 H)`` is 1.0 above H ~ 18, so scores 20
+        and 21 both give 0.5 of two classes), predict's class keeps the maximum and the others tied with it
+        are lowered by one unit in the last place. With non-uniform costs the scores estimate the
         minimum-risk class, not a posterior: read the result as a ranking, not as calibrated.
         """
         return super().predict_proba(X, n_iter=n_iter)

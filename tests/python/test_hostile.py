@@ -12,6 +12,8 @@ import time
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from sklearn.exceptions import ConvergenceWarning
 
 import rebelboost
@@ -321,3 +323,38 @@ def stat_is_fifo(path):
     import stat
 
     return stat.S_ISFIFO(os.lstat(path).st_mode)
+
+
+def _proba_of(est, scores):
+    """est.predict_proba for rows whose decision_function is `scores`."""
+    est.decision_function = lambda X, n_iter=None: scores
+    return est.predict_proba(None)
+
+
+_SCORE = st.one_of(st.floats(-2200, 2200), st.sampled_from([0.0, 5e-324, 1e-17, 18.0, 20.0, 21.0, 400.0, 1e300, -1e300]))
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(2, 6).flatmap(lambda k: st.lists(st.lists(_SCORE, min_size=k, max_size=k), min_size=1,
+                                                          max_size=5)), st.sampled_from([1e-12, 1.0, 0.0]))
+def test_probabilities_agree_with_predict_for_any_scores(rows, nudge):
+    # expit(2H) is 1.0 above H ~ 18: scores [20, 21, -5, -5] gave probabilities [0.49998, 0.49998, ...], so
+    # argmax(predict_proba) picked class 0 while predict picked class 1 (binary: H = 1e-17 gave [0.5, 0.5]).
+    H = np.asarray(rows, dtype=np.float64)
+    H[:, -1] += nudge  # near-ties
+    for est, scores in ((REBELClassifier(), H), (REBELClassifier(), H[:, 1] - H[:, 0]),
+                        (AdaBoostClassifier(), H[:, 1] - H[:, 0])):
+        scores = scores if scores.ndim == 1 or scores.shape[1] > 2 else scores[:, 1] - scores[:, 0]
+        proba = _proba_of(est, scores)
+        assert np.all(np.isfinite(proba)) and np.all((proba >= 0) & (proba <= 1))
+        np.testing.assert_allclose(proba.sum(axis=1), 1.0, rtol=0, atol=1e-14)
+        two = np.column_stack([np.zeros_like(scores), scores]) if scores.ndim == 1 else scores
+        unique_top = (two == two.max(axis=1, keepdims=True)).sum(axis=1) == 1
+        assert np.array_equal(np.argmax(proba, axis=1)[unique_top], est._scores_to_index(scores)[unique_top])
+        order = two[:, :, None] > two[:, None, :]  # H_i > H_j implies p_i >= p_j
+        assert np.all((proba[:, :, None] >= proba[:, None, :])[order])
+
+
+def test_probabilities_of_scores_20_and_21_pick_the_predicted_class():
+    proba = _proba_of(REBELClassifier(), np.array([[20.0, 21.0, -5.0, -5.0]]))
+    assert np.argmax(proba) == 1 and proba[0, 1] > proba[0, 0] > proba[0, 2]
