@@ -29,6 +29,7 @@ from rebelboost._validation import (
 __all__ = ["BaseBoostingClassifier", "BinaryBoostingClassifier"]
 
 _STAGED_OUTPUT_BYTES = 1 << 24  # staged prediction holds at most this many bytes of learner outputs at a time
+_MIN_CASCADE_ROWS = 2  # calibrate_cascade: validation rows needed (README "Limits")
 
 # Per-iteration fields of the core's history kept in fit_info_ (the float ones, then the counters).
 _FLOAT_INFO = ("train_loss", "weighted_error", "mass90_fraction")
@@ -150,6 +151,12 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
             raise
         if error is not None:
             stop_reason = "interrupted" if isinstance(error, KeyboardInterrupt) else "error"
+        if stop_reason == "diverged" and model.n_learners == 0 and error is None:
+            # Nothing kept: the "model" would predict the training prior for every row. An error, not a
+            # warning that a search or a script filters away (learning_rate > 2 always does this to AdaBoost).
+            monitor.close(stop_reason, 0)
+            raise ValueError(f"{type(self).__name__}: {stop_message}, so the fit kept no learner (it would predict "
+                             f"one class for every row); lower learning_rate (1.0 or less)")
         if stop_reason == "diverged":
             warnings.warn(f"{type(self).__name__}: {stop_message}; lower learning_rate", ConvergenceWarning, stacklevel=3)
         self.classes_ = classes
@@ -259,7 +266,8 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
             (rejected), and at least this fraction of the positives (``classes_[1]``) that full evaluation
             finds are kept.
 
-        Use validation data carved from the training set, never the test set. The thresholds are stored in
+        Use validation data carved from the training set, never the test set; at least 2 rows (a fraction
+        of one row allows no mistake, so its calibration means nothing). The thresholds are stored in
         the model (``cascade_``, saved with it, honoured by the C++ Predictor); ``predict(X, cascade=True)``
         uses them. Returns self.
         """
@@ -281,6 +289,9 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
         y = np.asarray(y)
         if y.ndim != 1 or len(y) != X.shape[0]:
             raise ValueError(f"y must be 1-D with one label per row of X ({X.shape[0]}), got shape {y.shape}")
+        if X.shape[0] < _MIN_CASCADE_ROWS:
+            raise ValueError(f"calibrate_cascade needs at least {_MIN_CASCADE_ROWS} rows of validation data to set "
+                             f"its thresholds, got {X.shape[0]}")
         index = np.searchsorted(self.classes_, y)
         known = index < len(self.classes_)
         known[known] = self.classes_[index[known]] == y[known]

@@ -134,15 +134,21 @@ def test_scores_that_could_overflow_are_rejected_at_load(tmp_path, noisy):
 
 
 @pytest.mark.parametrize("cls", ESTIMATORS)
-@pytest.mark.parametrize("learning_rate", [1e308, 1000.0, 3.0])
-def test_a_diverging_fit_stops_with_a_warning_and_a_usable_model(cls, learning_rate, noisy, tmp_path):
+@pytest.mark.parametrize("learning_rate", [1e308, 1e300, 1000.0, 3.0])
+def test_a_fit_that_diverges_at_once_is_an_error_later_a_warning_and_a_usable_model(cls, learning_rate, noisy,
+                                                                                      tmp_path):
     # learning_rate=1e308 trained a model of inf scores that could not be saved (stop reason "no_edge"),
-    # 1000 reported "perfect_fit" with a NaN loss, and at 3 AdaBoost's loss climbed silently.
+    # 1000 reported "perfect_fit" with a NaN loss, and at 3 AdaBoost's loss climbed silently. Then a fit
+    # diverging at its first learner kept 0 learners with only a ConvergenceWarning: a constant model.
     X, y, y3 = noisy
+    labels = y3 if cls is REBELClassifier else y
+    with pytest.raises(ValueError, match="the fit kept no learner .*lower learning_rate"):
+        cls(n_estimators=20, learning_rate=learning_rate).fit(X, labels)
+    clf = cls(n_estimators=5, learning_rate=0.5, warm_start=True).fit(X, labels)
+    clf.set_params(n_estimators=20, learning_rate=learning_rate)
     with pytest.warns(ConvergenceWarning, match="lower learning_rate"):
-        clf = cls(n_estimators=20, learning_rate=learning_rate).fit(X, y3 if cls is REBELClassifier else y)
-    assert clf.fit_info_["stop_reason"] == "diverged"
-    assert np.all(np.diff(np.r_[1.0, clf.fit_info_["train_loss"]]) <= 1e-9)
+        clf.fit(X, labels)
+    assert clf.fit_info_["stop_reason"] == "diverged" and clf.n_estimators_ == 5
     assert np.isfinite(clf.predict_proba(X)).all()
     clf.save(tmp_path / "d.rbm")
     np.testing.assert_array_equal(rebelboost.load(tmp_path / "d.rbm").decision_function(X), clf.decision_function(X))
@@ -358,3 +364,18 @@ def test_probabilities_agree_with_predict_for_any_scores(rows, nudge):
 def test_probabilities_of_scores_20_and_21_pick_the_predicted_class():
     proba = _proba_of(REBELClassifier(), np.array([[20.0, 21.0, -5.0, -5.0]]))
     assert np.argmax(proba) == 1 and proba[0, 1] > proba[0, 0] > proba[0, 2]
+
+
+def test_nonsense_parameters_are_clear_errors(noisy):
+    # calibrate_cascade on one row, similarity_cache_mb=1e308 (silently held to half of memory) and more
+    # classes than similarities can afford (4 096 classes: over 60 s for two learners) were accepted.
+    X, y, y3 = noisy
+    clf = AdaBoostClassifier(n_estimators=5).fit(X, y)
+    with pytest.raises(ValueError, match="at least 2 rows of validation data"):
+        clf.calibrate_cascade(X[:1], y[:1], max_accuracy_loss=0.1)
+    clf.calibrate_cascade(X[:2], y[:2], max_accuracy_loss=0.1)
+    with pytest.raises(ValueError, match="similarity_cache_mb.*1048576"):
+        REBELClassifier(weak_learner="similarity", similarity_cache_mb=1e308).fit(X, y3)
+    labels = np.arange(3300) % 1100
+    with pytest.raises(ValueError, match="1100 classes; weak_learner='similarity' supports at most 1024"):
+        REBELClassifier(weak_learner="similarity").fit(np.random.RandomState(0).normal(size=(3300, 2)), labels)
