@@ -9,7 +9,7 @@ import numpy as np
 
 from rebelboost._paths import check_path, open_regular
 
-__all__ = ["read_table", "split_target", "feature_frame", "labels_like"]
+__all__ = ["read_table", "split_target", "feature_frame", "labels_like", "check_text", "one_line"]
 
 _CSV = (".csv", ".txt")
 _PARQUET = (".parquet", ".pq")
@@ -35,6 +35,7 @@ def read_table(path, header=True):
         if ext == ".npz":
             return _read_npz(handle, path)
         if ext in _CSV:
+            check_text(handle, path, "CSV")
             read_options, types = _csv_options(handle, header)
             table = None
             if types:  # the guessed types; any contradiction: read again with pyarrow's inference
@@ -47,14 +48,16 @@ def read_table(path, header=True):
                 try:
                     table = pacsv.read_csv(handle, read_options=read_options)
                 except pa.ArrowInvalid as exc:
-                    raise ValueError(f"{path}: not a readable CSV file ({exc})") from None
+                    raise ValueError(f"{path}: not a readable CSV file ({one_line(exc)})") from None
+                except UnicodeDecodeError as exc:  # a header beyond what check_text read
+                    raise ValueError(f"{path}: the header is not UTF-8 text ({exc}); save the file as UTF-8") from None
             if not header:
                 table = table.rename_columns([str(i) for i in range(table.num_columns)])
         else:
             try:
                 table = pq.read_table(handle)
             except pa.ArrowInvalid as exc:
-                raise ValueError(f"{path}: not a readable Parquet file ({exc})") from None
+                raise ValueError(f"{path}: not a readable Parquet file ({one_line(exc)})") from None
     names = table.column_names
     repeated = repeated_names(names)
     if repeated:
@@ -62,6 +65,30 @@ def read_table(path, header=True):
     if table.num_rows == 0:
         raise ValueError(f"{path}: no data rows" + (" (a header but no data)" if names else ""))
     return table.to_pandas()
+
+
+def check_text(handle, path, what, size=1 << 16):
+    """ValueError unless the first `size` bytes of the file are UTF-8 text without NUL bytes: a binary
+    file's parse error quoted its raw bytes, a Latin-1 header gave a bare UTF-8 decode error."""
+    head = handle.read(size)
+    handle.seek(0)
+    nul = head.find(b"\0")
+    if nul >= 0:
+        raise ValueError(f"{path}: not a {what} file: binary data (a NUL byte at offset {nul})")
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if exc.start < len(head) - 3 or len(head) < size:  # not just a character cut by the read
+            line = head.count(b"\n", 0, exc.start) + 1
+            raise ValueError(f"{path}: not UTF-8 text: byte 0x{head[exc.start]:02x} at offset {exc.start} (line {line}); "
+                             f"save the {what} file as UTF-8 (Latin-1 or Windows-1252 text needs converting)") from None
+
+
+def one_line(exc, limit=300):
+    """An exception's message on one line of printable text, cut to `limit` characters (a parser may quote
+    raw bytes or end its message with a newline)."""
+    text = " ".join("".join(c if c.isprintable() else "?" for c in line) for line in str(exc).splitlines()).strip()
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def _csv_options(handle, header):

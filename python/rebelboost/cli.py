@@ -16,7 +16,7 @@ import numpy as np
 from sklearn.utils._param_validation import InvalidParameterError
 
 from rebelboost._paths import check_path, open_regular
-from rebelboost._tables import feature_frame, labels_like, read_table, split_target
+from rebelboost._tables import check_text, feature_frame, labels_like, one_line, read_table, split_target
 
 __all__ = ["main", "EXIT_CODES_HELP"]
 
@@ -72,9 +72,10 @@ def _read_cost_matrix(path):
 
     try:
         with open_regular(path, "cost matrix file") as handle:
+            check_text(handle, path, "cost matrix")
             frame = pd.read_csv(handle, header=None)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
-        raise ValueError(f"{path}: not a readable cost matrix CSV ({exc})") from None
+        raise ValueError(f"{path}: not a readable cost matrix CSV ({one_line(exc)})") from None
     if not all(pd.api.types.is_numeric_dtype(frame[c]) for c in frame.columns) or frame.isna().any().any():
         raise ValueError(f"{path}: the cost matrix must hold numbers only, one row per true class")
     return frame.to_numpy(dtype=np.float64)

@@ -341,3 +341,28 @@ def test_wide_csv_fast_path_reads_what_pyarrow_infers(tmp_path, header):
         if not header:
             inferred.columns = [str(i) for i in range(n)]
         pd.testing.assert_frame_equal(frame, inferred)
+
+
+def test_binary_latin1_and_garbage_files_are_short_clear_errors(labelled_csv, tmp_path):
+    # A binary file's parse error quoted its raw bytes, a Latin-1 header gave a bare UTF-8 decode error
+    # without the file's name, and a garbage --cost-matrix message ended with a line holding only ")".
+    path, _ = labelled_csv
+    model = str(tmp_path / "m.rbm")
+    garbage = tmp_path / "garbage.csv"
+    garbage.write_bytes(bytes(np.random.RandomState(0).randint(0, 256, 3000, dtype=np.uint8)))
+    latin = tmp_path / "latin.csv"
+    latin.write_bytes("caf\xe9,label\n1,0\n2,1\n".encode("latin-1"))
+    costs = tmp_path / "costs.csv"
+    costs.write_text("0,1\n1,0,5\n")
+    for args, message in [(["train", str(garbage), "--target", "label", "--model", model], "binary data"),
+                          (["train", str(latin), "--target", "label", "--model", model],
+                           "not UTF-8 text: byte 0xe9 at offset 3 (line 1)"),
+                          (["train", str(path), "--target", "label", "--model", model, "--cost-matrix", str(garbage)],
+                           "binary data"),
+                          (["train", str(path), "--target", "label", "--model", model, "--cost-matrix", str(costs)],
+                           "not a readable cost matrix CSV")]:
+        result = run(*args)
+        assert result.returncode == 3, result.stderr
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].isprintable() and len(lines[0]) < 400, result.stderr
+        assert message in lines[0] and os.path.basename(args[1] if "--cost-matrix" not in args else args[-1]) in lines[0]

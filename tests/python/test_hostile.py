@@ -379,3 +379,18 @@ def test_nonsense_parameters_are_clear_errors(noisy):
     labels = np.arange(3300) % 1100
     with pytest.raises(ValueError, match="1100 classes; weak_learner='similarity' supports at most 1024"):
         REBELClassifier(weak_learner="similarity").fit(np.random.RandomState(0).normal(size=(3300, 2)), labels)
+
+
+def test_datetime_columns_and_unknown_class_weight_labels_are_named(noisy):
+    # A datetime column gave numpy's DTypePromotionError; class_weight={5: 2.0} said "The classes, [0, 1],
+    # are not in class_weight".
+    pd = pytest.importorskip("pandas")
+    X, y, _ = noisy
+    frame = pd.DataFrame(X[:, :2], columns=["a", "b"]).assign(when=pd.date_range("2020", periods=len(X)))
+    with pytest.raises(ValueError, match="column 'when' holds datetimes .* not numeric"):
+        AdaBoostClassifier(n_estimators=2).fit(frame, y)
+    clf = AdaBoostClassifier(n_estimators=2).fit(frame.assign(when=1.0), y)
+    with pytest.raises(ValueError, match="column 'when' holds datetimes"):
+        clf.predict(frame)
+    with pytest.raises(ValueError, match="class_weight names label 5, which is not a class of y"):
+        AdaBoostClassifier(class_weight={5: 2.0}).fit(X, y)
