@@ -366,3 +366,26 @@ def test_binary_latin1_and_garbage_files_are_short_clear_errors(labelled_csv, tm
         lines = result.stderr.strip().splitlines()
         assert len(lines) == 1 and lines[0].isprintable() and len(lines[0]) < 400, result.stderr
         assert message in lines[0] and os.path.basename(args[1] if "--cost-matrix" not in args else args[-1]) in lines[0]
+
+
+def test_memory_error_has_its_own_exit_code_and_export_writes_a_file(labelled_csv, tmp_path, capsys, monkeypatch):
+    # A MemoryError printed "not enough memory ()" and exited with 3, the code for bad data.
+    import json
+
+    import rebelboost.cli as cli
+
+    path, _ = labelled_csv
+    model = str(tmp_path / "m.rbm")
+    assert main(["train", str(path), "--target", "label", "--model", model, "--n-estimators", "5"]) == 0
+    assert main(["export", "--model", model, "--output", str(tmp_path / "m.json")]) == 0
+    capsys.readouterr()
+    assert json.loads((tmp_path / "m.json").read_text()) == json.loads(rebelboost.to_json(rebelboost.load(model)))
+
+    def no_memory(*args, **kwargs):
+        raise MemoryError()
+
+    monkeypatch.setattr(rebelboost, "to_json", no_memory)
+    assert main(["export", "--model", model]) == cli.EXIT_MEMORY == 5
+    err = capsys.readouterr().err
+    assert "not enough memory for this export;" in err and "()" not in err
+    assert "5 not enough memory" in cli.EXIT_CODES_HELP
