@@ -145,6 +145,11 @@ def _restore(model):
         meta = json.loads(model.metadata.decode("utf-8"))
     except (UnicodeDecodeError, RecursionError, ValueError) as exc:  # ValueError: also an integer of 4 300+ digits
         raise ModelFileError(f"corrupt model file: metadata is not valid JSON ({exc})") from None
+    try:  # "\ud800" is valid JSON but no Unicode: such a feature name broke every DataFrame predict later
+        json.dumps(meta, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise _corrupt(f"a string holds a lone surrogate {exc.object[exc.start:exc.end]!r}, which is not Unicode "
+                       "text") from None
     if not isinstance(meta, dict) or "estimator" not in meta or "classes" not in meta:
         raise ModelFileError("model file has no estimator metadata (was it written by rebelboost's Python API?)")
     registry = _registry()

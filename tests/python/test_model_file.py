@@ -315,7 +315,7 @@ def test_frozen_model_files_still_load(name):
         np.testing.assert_array_equal(learners, expected["cascade_learners"])
 
 
-def test_metadata_with_a_huge_integer_or_repeated_feature_names_is_a_model_file_error(tmp_path):
+def test_huge_integers_repeated_names_and_lone_surrogates_in_metadata_are_model_file_errors(tmp_path):
     # An integer of more than 4 300 digits raised Python's own ValueError ("Exceeds the limit"); repeated
     # feature names loaded, and every DataFrame predict then failed with an unrelated error.
     import json
@@ -329,6 +329,9 @@ def test_metadata_with_a_huge_integer_or_repeated_feature_names_is_a_model_file_
     for text, message in [
         (json.dumps(good).replace('"n_features_in": 3', '"n_features_in": ' + "9" * 5000), "not valid JSON.*digits"),
         (json.dumps(dict(good, feature_names_in=["a", "b", "a"])), r"feature_names_in are duplicated: \['a'\]"),
+        # found by bench/hostile_files.py --structured: loaded, then DataFrame predict raised UnicodeEncodeError
+        (json.dumps(dict(good, feature_names_in=["\ud800", "b", "c"])), "lone surrogate"),
+        (json.dumps(dict(good, classes=["\udfff", "x"], classes_dtype="O")), "lone surrogate"),
     ]:
         model.metadata = text.encode("utf-8")
         model.save(path)
