@@ -16,11 +16,16 @@ header and checksum (tests/python/model_bytes.py).
 A worker process under an address-space cap (RLIMIT_AS) loads the files one at a time with rebelboost.load
 and calls predict (also with early exit and the cascade when there is one), predict_proba,
 decision_function, staged_decision_function and feature_importances_ (tree models) on 300 rows (NaN
-included for tree models; similarity models refuse NaN). The parent gives each file `--timeout` seconds
-and starts a new worker after a crash or a hang. Counted: files that load and predict with finite
+included for tree models; similarity models refuse NaN), predict from a DataFrame with the model's feature
+names when it has them, and to_json to a stream (models of up to 10 000 learners). The parent gives each
+file `--timeout` seconds and starts a new worker after a crash or a hang. Counted: files that load and predict with finite
 outputs, files rejected with a ModelFileError (grouped by message), and failures: crashes (the worker
 dies), hangs (past the time limit), non-finite outputs, any other exception. Exit status 1 if there is any
 failure. Writes a Markdown table to --out when given.
+
+--structured (issue 23, round 2): the mutations are structure-aware instead (STRUCTURED: any metadata JSON
+value, repeated keys, feature names, cascade layout, plus relabel/huge_parameter/cascade), and paths
+(FIFOs, sockets, devices, directories, NUL bytes) and hostile CSV shapes are given to load, save and the CLI.
 """
 
 from __future__ import annotations

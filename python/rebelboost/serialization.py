@@ -263,9 +263,9 @@ def _tree_chunks(model):
 
 
 def _similarity_chunks(model, s, steps):
-    from rebelboost._similarity import _KINDS
+    from rebelboost._similarity import _KINDS, anchor_rows
 
-    rows = np.where(s["anchor"] >= 0, s["anchor_rows"][np.maximum(s["anchor"], 0)].astype(np.int64), -1)
+    rows = anchor_rows(s)
     for first in range(0, len(s["kind"]), _JSON_CHUNK):
         yield [{"kind": str(_KINDS[s["kind"][t]]), "anchor_rows": rows[t].tolist(),
                 "tau": None if np.isnan(s["tau"][t]) else float(s["tau"][t]), "step": steps[t].tolist()}

@@ -394,3 +394,21 @@ def test_datetime_columns_and_unknown_class_weight_labels_are_named(noisy):
         clf.predict(frame)
     with pytest.raises(ValueError, match="class_weight names label 5, which is not a class of y"):
         AdaBoostClassifier(class_weight={5: 2.0}).fit(X, y)
+
+
+def test_a_similarity_model_without_anchors_exports_and_describes(tmp_path, noisy):
+    # Found by bench/hostile_files.py (its worker now exports every model): a valid similarity file of
+    # constant learners and no anchors loaded and predicted, but learners_ and to_json raised IndexError.
+    X, _, y3 = noisy
+    REBELClassifier(n_estimators=4, weak_learner="similarity").fit(X, y3).save(tmp_path / "s.rbm")
+    parts = parse((tmp_path / "s.rbm").read_bytes())
+    s = parts.similarities
+    s.anchor_rows, s.anchors = s.anchor_rows[:0], s.anchors[:0]
+    s.learners["kind"], s.learners["anchor_i"], s.learners["anchor_j"], s.learners["tau"] = 0, 0, 0, 0.0
+    (tmp_path / "c.rbm").write_bytes(parts.file())
+    clf = rebelboost.load(tmp_path / "c.rbm")
+    assert np.isfinite(clf.predict_proba(X)).all()
+    assert (clf.learners_["anchor_rows"] == -1).all() and list(clf.learners_["kind"]) == ["constant"] * 4
+    doc = json.loads(rebelboost.to_json(clf))
+    assert [learner["anchor_rows"] for learner in doc["similarities"]] == [[-1, -1]] * 4
+    assert doc["anchors"] == {"rows": [], "standardised": []}
