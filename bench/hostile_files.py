@@ -16,11 +16,16 @@ header and checksum (tests/python/model_bytes.py).
 A worker process under an address-space cap (RLIMIT_AS) loads the files one at a time with rebelboost.load
 and calls predict (also with early exit and the cascade when there is one), predict_proba,
 decision_function, staged_decision_function and feature_importances_ (tree models) on 300 rows (NaN
-included for tree models; similarity models refuse NaN). The parent gives each file `--timeout` seconds
-and starts a new worker after a crash or a hang. Counted: files that load and predict with finite
+included for tree models; similarity models refuse NaN), predict from a DataFrame with the model's feature
+names when it has them, and to_json to a stream (models of up to 10 000 learners). The parent gives each
+file `--timeout` seconds and starts a new worker after a crash or a hang. Counted: files that load and predict with finite
 outputs, files rejected with a ModelFileError (grouped by message), and failures: crashes (the worker
 dies), hangs (past the time limit), non-finite outputs, any other exception. Exit status 1 if there is any
 failure. Writes a Markdown table to --out when given.
+
+--structured (issue 23, round 2): the mutations are structure-aware instead (STRUCTURED: any metadata JSON
+value, repeated keys, feature names, cascade layout, plus relabel/huge_parameter/cascade), and paths
+(FIFOs, sockets, devices, directories, NUL bytes) and hostile CSV shapes are given to load, save and the CLI.
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ import os
 import re
 import resource
 import select
+import stat
 import subprocess
 import sys
 import tempfile
@@ -274,7 +280,9 @@ def relabel(parts, rng):
 
 def huge_parameter(parts, rng):
     meta = _meta(parts)
-    params = meta.setdefault("params", {}) if isinstance(meta.get("params"), dict) else meta.setdefault("params", {})
+    if not isinstance(meta.get("params"), dict):  # missing, or rewritten to another type by meta_value
+        meta["params"] = {}
+    params = meta["params"]
     name, choices = [
         ("n_jobs", [10**6, 10**30, -(10**9), 0, 1000, "all", 2.5]),
         ("n_estimators", [10**9, 0, -1, 10**6 + 1, 1e30]),
@@ -299,16 +307,104 @@ MUTATIONS = [count_features, count_outputs, count_trees, count_nodes, many_one_l
 RARE = {many_one_leaf_trees: 0.05, many_deep_chains: 0.05, full_trees: 0.5, similarity_counts: 0.5}  # big files
 
 
-def hostile_files(bases, n, seed, folder):
+# ---- round 2 (issue 23): structure-aware mutations of the metadata JSON, feature names and cascade -------
+HOSTILE_JSON = [None, True, -1, 0, 2**63, -(2**63) - 1, 1e308, float("nan"), float("-inf"), "", "x" * 100_000,
+                "\ud800", "a\0b", [], {}, [[[]]], [None] * 1000, {"__pairs__": [[0, 1, 2]]}, {"__pairs__": [[[], 1, 2]]},
+                {"__items__": [[0, 1]]}, {"__items__": "x"}, {"__items__": [[[0], 1]]}]
+RAW_JSON = ["9" * 5000, "-" + "9" * 4301, "1e999999", "[" * 5000 + "]" * 5000, "NaN", "-Infinity", '"\\ud800"',
+            "0." + "0" * 10_000 + "1", '"' + "\\u0000" * 1000 + '"']
+
+
+def _json_paths(value, path=()):
+    yield path
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from _json_paths(item, path + (key,))
+    elif isinstance(value, list):
+        for i, item in enumerate(value[:20]):
+            yield from _json_paths(item, path + (i,))
+
+
+def meta_value(parts, rng):
+    """Any value of the metadata JSON (nested parameters, cost rows, classes, names) removed, replaced by a
+    value of another type, or by text no Python value serializes to (a 5 000-digit integer, 5 000 nested
+    lists, NaN literals, lone surrogates)."""
+    meta = _meta(parts)
+    paths = list(_json_paths(meta))[1:]
+    if not paths:
+        return
+    path = paths[rng.randint(len(paths))]
+    parent = meta
+    for key in path[:-1]:
+        parent = parent[key]
+    action = rng.randint(3)
+    if action == 0 and isinstance(parent, dict):
+        del parent[path[-1]]
+    elif action == 1:
+        parent[path[-1]] = "@@raw@@"
+        raw = RAW_JSON[rng.randint(len(RAW_JSON))]
+        parts.metadata = json.dumps(meta).replace('"@@raw@@"', raw, 1).encode()
+        return
+    else:
+        parent[path[-1]] = copy.deepcopy(HOSTILE_JSON[rng.randint(len(HOSTILE_JSON))])
+    parts.metadata = json.dumps(meta).encode()
+
+
+def meta_duplicate_key(parts, rng):
+    """A key written twice in the JSON text (the parser keeps the last): the first copy hostile or the second."""
+    text = parts.metadata.decode("utf-8", "replace")
+    meta = _meta(parts)
+    if not text.startswith("{") or not meta:
+        return
+    key = sorted(meta)[rng.randint(len(meta))]
+    value = json.dumps(HOSTILE_JSON[rng.randint(len(HOSTILE_JSON))])
+    if rng.rand() < 0.5:
+        parts.metadata = ("{" + json.dumps(key) + ": " + value + ", " + text[1:]).encode()
+    else:
+        parts.metadata = (text[:-1] + ", " + json.dumps(key) + ": " + value + "}").encode()
+
+
+def feature_names(parts, rng):
+    """feature_names_in rewritten: repeated, empty, NUL or lone-surrogate names, 100 000-character names,
+    numbers, too many or too few, reversed (a valid permutation)."""
+    meta = _meta(parts)
+    n = parts.n_features if 0 < parts.n_features <= 4096 else 4
+    base = [f"f{i}" for i in range(n)]
+    options = [base[:-1] + base[:1], [""] * n, ["a\0b"] + base[1:], ["x" * 100_000] + base[1:],
+               ["\ud800"] + base[1:], base + ["extra"], base[:-1], list(range(n)), base[::-1], [base[0]] * n]
+    meta["feature_names_in"] = options[rng.randint(len(options))]
+    parts.metadata = json.dumps(meta).encode()
+
+
+def cascade_structure(parts, rng):
+    """Cascade sections hostile in layout, not only in numbers: checkpoints past the last learner, an interval
+    longer than the model, thresholds that do not fill the last checkpoint (bytes left over), decreasing or
+    increasing thresholds, one checkpoint per learner."""
+    classes = 2 if len(parts.bias) == 1 else max(len(parts.bias), 1)
+    T = len(parts.similarities.learners) if parts.similarities is not None else len(parts.trees)
+    every = int(rng.choice([1, max(1, T // 3), T, T + 1, 2**31]))
+    n = int(rng.choice([max(1, T // every), max(1, T // every) + 1, 2 * T + 1, 1]))
+    thresholds = np.sort(rng.normal(scale=rng.choice([1e-300, 1.0, 1e300]), size=n * classes))
+    if rng.rand() < 0.5:
+        thresholds = thresholds[::-1].copy()
+    if rng.rand() < 0.2:
+        thresholds = thresholds[:-1]
+    parts.cascade_every, parts.cascade_thresholds = every, thresholds
+
+
+STRUCTURED = [meta_value, meta_duplicate_key, feature_names, cascade_structure, relabel, huge_parameter, cascade]
+
+
+def hostile_files(bases, n, seed, folder, mutations=MUTATIONS):
     """Writes n hostile files; yields (path, kind, mutation names)."""
     rng = np.random.RandomState(seed)
-    weights = np.array([RARE.get(m, 1.0) for m in MUTATIONS])
+    weights = np.array([RARE.get(m, 1.0) for m in mutations])
     weights /= weights.sum()
     kinds = sorted(bases)
     for i in range(n):
         kind = kinds[i % len(kinds)]
         parts = parse(bases[kind])
-        chosen = [MUTATIONS[j] for j in rng.choice(len(MUTATIONS), size=rng.randint(1, 4), p=weights)]
+        chosen = [mutations[j] for j in rng.choice(len(mutations), size=rng.randint(1, 4), p=weights)]
         for mutation in chosen:
             mutation(parts, rng)
         path = os.path.join(folder, f"hostile-{i:05d}.rbm")
@@ -319,8 +415,9 @@ def hostile_files(bases, n, seed, folder):
 
 # ---- the worker: loads and predicts, one file per request ---------------------------------------------------
 WORKER = textwrap.dedent("""
-    import json, sys, time, warnings
+    import io, json, sys, time, warnings
     import numpy as np
+    import pandas as pd
     import rebelboost
     warnings.simplefilter("ignore")
     rng = np.random.RandomState(1)
@@ -345,6 +442,11 @@ WORKER = textwrap.dedent("""
                 outputs.append(clf.feature_importances_)
             outputs += list(clf.staged_decision_function(X[:20]))
             labels = clf.predict(X)
+            names = getattr(clf, "feature_names_in_", None)
+            if names is not None:  # by name, as a DataFrame (repeated names used to break every such call)
+                labels = np.concatenate([labels, clf.predict(pd.DataFrame(X, columns=list(names)))])
+            if clf.n_estimators_ <= 10_000:
+                rebelboost.to_json(clf, io.StringIO())
             if clf.cascade_ is not None:
                 labels = np.concatenate([labels, clf.predict(X, cascade=True), clf.predict(X, early_exit=True)])
             finite = all(np.isfinite(o).all() for o in outputs) and len(labels) % len(X) == 0
@@ -417,7 +519,7 @@ def run(args):
     with tempfile.TemporaryDirectory(prefix="rb-hostile-") as folder:
         bases = base_files(folder)
         worker = Worker(args.memory_gib << 30)
-        files = hostile_files(bases, args.n, args.seed, folder)
+        files = hostile_files(bases, args.n, args.seed, folder, STRUCTURED if args.structured else MUTATIONS)
         while True:  # one file at a time: generated, loaded by the worker, deleted
             t0 = time.perf_counter()
             item = next(files, None)
@@ -436,20 +538,124 @@ def run(args):
                 worker = Worker(args.memory_gib << 30)
             os.unlink(path)
         worker.close()
-    return results, generate_s, run_s, peak
+        extra = {}
+        if args.structured:
+            extra["paths"] = path_cases(folder, os.path.join(folder, "base-adaboost.rbm"), args.timeout)
+            extra["csv"] = csv_cases(folder, max(60.0, args.timeout))
+    return results, generate_s, run_s, peak, extra
 
 
-def report(results, args, generate_s, run_s, peak, load):
+# ---- round 2: paths and data files the CLI and the loader are given ---------------------------------------
+def _timed(command, timeout, code=None):
+    """(returncode or "hang", seconds, stderr) of a command run with a time limit."""
+    start = time.perf_counter()
+    try:
+        proc = subprocess.run(command if code is None else [sys.executable, "-c", code], capture_output=True,
+                              text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return "hang", time.perf_counter() - start, ""
+    return proc.returncode, time.perf_counter() - start, proc.stderr
+
+
+def path_cases(folder, base_model, timeout):
+    """FIFOs, NUL bytes, directories, devices and sockets given as model or data paths, to rebelboost.load,
+    the core's Model.load, save and the CLI: each must fail with a clear error, at once. A save to a symbolic
+    link replaces the link (atomic rename), so that case must succeed and leave the FIFO it named alone."""
+    import socket
+
+    fifo = os.path.join(folder, "fifo.rbm")
+    os.mkfifo(fifo)
+    link = os.path.join(folder, "link.rbm")
+    sock_path = os.path.join(folder, "sock.rbm")
+    sock = socket.socket(socket.AF_UNIX)
+    sock.bind(sock_path)
+    data = os.path.join(folder, "paths.csv")
+    with open(data, "w") as handle:
+        handle.write("a,b,label\n" + "".join(f"{i % 7},{i % 3},{i % 2}\n" for i in range(50)))
+    cases = []
+    targets = {"FIFO": fifo, "symlink to a FIFO": link, "socket": sock_path, "directory": folder, "char device": "/dev/zero",
+               "NUL byte (file exists before it)": base_model + "\0junk", "NUL byte (first)": "\0" + base_model}
+    for name, target in targets.items():
+        for api, call in (("rebelboost.load", "rebelboost.load(p)"), ("_core.Model.load", "rebelboost._core.Model.load(p)"),
+                          ("save", "rebelboost.load(m).save(p)")):
+            if api == "save" and name == "char device":
+                continue
+            if os.path.lexists(link):  # a fresh link for every case: a save replaces it
+                os.unlink(link)
+            os.symlink(fifo, link)
+            code = (f"import rebelboost\np, m = {target!r}, {base_model!r}\ntry:\n    {call}\n"
+                    "except (OSError, ValueError) as exc:\n    print(type(exc).__name__, exc)\n    raise SystemExit(9)\n")
+            rc, seconds, err = _timed(None, timeout, code)
+            expected = rc == 9 if not (api == "save" and target == link) else (
+                rc == 0 and os.path.isfile(link) and not os.path.islink(link) and stat.S_ISFIFO(os.lstat(fifo).st_mode))
+            cases.append((f"{api}: {name}", rc, seconds, expected))
+        if os.path.lexists(link):
+            os.unlink(link)
+        os.symlink(fifo, link)
+        if "NUL" not in name:
+            for cli in (["predict", data, "--model", target], ["train", target, "--target", "label", "--model",
+                                                                 os.path.join(folder, "out.rbm")]):
+                rc, seconds, err = _timed([sys.executable, "-m", "rebelboost", *cli], timeout)
+                clear = rc == 4 and len(err.strip().splitlines()) == 1 and "not a regular file" in err
+                cases.append((f"CLI {cli[0]}: {name} as {'--model' if cli[0] == 'predict' else 'data file'}", rc,
+                              seconds, clear))
+    sock.close()
+    return cases
+
+
+def csv_cases(folder, timeout):
+    """CSV files of hostile shapes and contents given to `rebelboost train`: each trains (exit 0) or is one
+    clear line of error (exit 3, or 5 for memory), within the time limit."""
+    rng = np.random.RandomState(0)
+    shapes = {
+        "100 000 columns x 4 rows": (100_000, 4, None), "4 columns x 300 000 rows": (4, 300_000, None),
+        "20 000 columns x 100 rows": (20_000, 100, None), "100 000 columns, header only": (100_000, 0, None),
+        "100 000 columns, a text column": (100_000, 4, "text"), "100 000 columns, one short row": (100_000, 4, "ragged"),
+        "one 10 MB cell": (2, 4, "huge cell"), "binary": (0, 0, "binary"), "Latin-1 header": (0, 0, "latin"),
+        "empty file": (0, 0, "empty"), "repeated names, 50 000 columns": (50_000, 4, "repeated"),
+    }
+    cases = []
+    for name, (columns, rows, twist) in shapes.items():
+        path = os.path.join(folder, "shape.csv")
+        with open(path, "wb") as handle:
+            if twist == "binary":
+                handle.write(rng.bytes(100_000))
+            elif twist == "latin":
+                handle.write("caf\xe9,label\n1,0\n2,1\n".encode("latin-1"))
+            elif twist != "empty":
+                names = [f"f{i}" for i in range(columns)]
+                if twist == "repeated":
+                    names[-1] = names[0]
+                handle.write((",".join(names) + ",label\n").encode())
+                values = rng.randint(0, 100, size=(rows, columns)).astype(str).tolist() if twist != "huge cell" else \
+                    [["1" * 10_000_000, "2"]] * rows
+                for r, row in enumerate(values):
+                    if twist == "text" and r == 2:
+                        row[7] = "oops"
+                    if twist == "ragged" and r == 1:
+                        row = row[:-1]
+                    handle.write((",".join(row) + f",{r % 2}\n").encode())
+        rc, seconds, err = _timed([sys.executable, "-m", "rebelboost", "train", path, "--target", "label", "--model",
+                                   os.path.join(folder, "shape.rbm"), "--n-estimators", "3"], timeout)
+        lines = err.strip().splitlines()
+        clear = rc == 0 or (rc in (3, 5) and len(lines) == 1 and lines[0].isprintable() and len(lines[0]) < 600)
+        cases.append((name, rc, seconds, clear))
+        os.unlink(path)
+    return cases
+
+
+def report(results, args, generate_s, run_s, peak, load, extra=None):
     counts = collections.Counter(r["status"] for r in results)
     failures = [r for r in results if r["status"] in ("crash", "hang", "nonfinite", "error")]
     rejections = collections.Counter(re.sub(r"-?\d[\d.e+]*", "N", r["message"])[:90]
                                      for r in results if r["status"] == "rejected")
     slowest = max(results, key=lambda r: r["wall"])
     lines = [
-        f"# Hostile model files: {len(results)} files, valid checksums",
+        f"# Hostile model files: {len(results)} files, valid checksums"
+        + (" (round 2: structure-aware mutations)" if args.structured else ""),
         "",
         f"Command: `python bench/hostile_files.py --n {args.n} --seed {args.seed} --memory-gib {args.memory_gib} "
-        f"--timeout {args.timeout}` (worker processes capped at {args.memory_gib} GiB of address space, "
+        f"--timeout {args.timeout}{' --structured' if args.structured else ''}` (worker processes capped at {args.memory_gib} GiB of address space, "
         f"{args.timeout} s per file; generation {generate_s:.0f} s, loading and predicting {run_s:.0f} s; "
         f"load average 1/5/15 min at the start {' '.join(f'{v:.2f}' for v in load)}).",
         "",
@@ -471,6 +677,15 @@ def report(results, args, generate_s, run_s, peak, load):
         "|---|---|",
     ]
     lines += [f"| {m.replace('|', '/')} | {c} |" for m, c in rejections.most_common()]
+    for title, cases in (extra or {}).items():
+        heading = {"paths": "Paths given to the loader, save and the CLI (each a clear OSError/ValueError or CLI exit 4 "
+                            "with one line, within the time limit; a save to a symbolic link replaces the link)",
+                   "csv": "CSV files given to `rebelboost train` (exit 0, or one clear line with exit 3 or 5)"}[title]
+        lines += ["", f"{heading}: {sum(c[3] for c in cases)} of {len(cases)} as expected, "
+                  f"{sum(c[1] == 'hang' for c in cases)} hangs.", "", "| case | exit | seconds | as expected |", "|---|---|---|---|"]
+        lines += [f"| {name} | {rc} | {seconds:.2f} | {'yes' if ok else 'NO'} |" for name, rc, seconds, ok in cases]
+        failures += [{"file": name, "kind": title, "mutations": [], "status": "unexpected", "message": f"exit {rc}"}
+                     for name, rc, seconds, ok in cases if not ok]
     if failures:
         lines += ["", "Failures:", ""] + [f"- {r['file']} ({r['kind']}: {', '.join(r['mutations'])}): {r['status']} "
                                           f"{r['message']}" for r in failures[:50]]
@@ -484,10 +699,13 @@ def main():
     parser.add_argument("--memory-gib", type=int, default=2)
     parser.add_argument("--timeout", type=float, default=10.0)
     parser.add_argument("--out", default=None)
+    parser.add_argument("--structured", action="store_true",
+                        help="round 2 (issue 23): structure-aware mutations of the metadata JSON, feature names and "
+                             "cascade section, plus FIFOs, NUL paths and hostile CSV shapes given to the CLI")
     args = parser.parse_args()
     load = os.getloadavg()
-    results, generate_s, run_s, peak = run(args)
-    text, clean = report(results, args, generate_s, run_s, peak, load)
+    results, generate_s, run_s, peak, extra = run(args)
+    text, clean = report(results, args, generate_s, run_s, peak, load, extra)
     print(text)
     if args.out:
         with open(args.out, "w") as handle:

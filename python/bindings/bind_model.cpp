@@ -155,11 +155,16 @@ py::dict similarities_as_dict(const PyModel& pm) {
   return d;
 }
 
-// Trees as plain arrays (for tests, plotting and the JSON export).
-py::list trees_as_dicts(const PyModel& pm) {
+// Trees first, ... (count of them; -1: to the end) as plain arrays (for tests, plotting and the JSON export,
+// which asks for a chunk at a time: a million trees as dicts of arrays took gigabytes).
+py::list trees_as_dicts(const PyModel& pm, std::size_t first, long count) {
   const Model& model = pm.model();
+  const std::size_t begin = std::min(first, model.trees.size());
+  const std::size_t left = model.trees.size() - begin;
+  const std::size_t end = begin + (count < 0 ? left : std::min(left, static_cast<std::size_t>(count)));
   py::list out;
-  for (const Tree& tree : model.trees) {
+  for (std::size_t t = begin; t < end; ++t) {
+    const Tree& tree = model.trees[t];
     const auto n = static_cast<py::ssize_t>(tree.nodes.size());
     py::array_t<std::int32_t> feature(n), left(n), right(n);
     py::array_t<double> threshold(n), gain(n);
@@ -221,7 +226,8 @@ void bind_model(py::module_& m) {
       })
       .def_property("metadata", [](const PyModel& pm) { return py::bytes(pm.model().metadata); },
                     [](PyModel& pm, const py::bytes& b) { pm.set_metadata(std::string(b)); })
-      .def("trees", &trees_as_dicts)
+      .def("trees", &trees_as_dicts, py::arg("first") = 0, py::arg("count") = -1,
+           "Trees first, ... (count of them; -1: to the end) as dicts of arrays.")
       .def("steps", &steps, "Step vectors a_t of every learner, (n_learners, K).")
       .def("similarities", &similarities_as_dict, "A similarity model's learners, anchors and standardisation.")
       .def("truncated", [](const PyModel& pm, std::size_t n_trees) {

@@ -29,6 +29,7 @@ from rebelboost._validation import (
 __all__ = ["BaseBoostingClassifier", "BinaryBoostingClassifier"]
 
 _STAGED_OUTPUT_BYTES = 1 << 24  # staged prediction holds at most this many bytes of learner outputs at a time
+_MIN_CASCADE_ROWS = 2  # calibrate_cascade: validation rows needed (README "Limits")
 
 # Per-iteration fields of the core's history kept in fit_info_ (the float ones, then the counters).
 _FLOAT_INFO = ("train_loss", "weighted_error", "mass90_fraction")
@@ -150,6 +151,12 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
             raise
         if error is not None:
             stop_reason = "interrupted" if isinstance(error, KeyboardInterrupt) else "error"
+        if stop_reason == "diverged" and model.n_learners == 0 and error is None:
+            # Nothing kept: the "model" would predict the training prior for every row. An error, not a
+            # warning that a search or a script filters away (learning_rate > 2 always does this to AdaBoost).
+            monitor.close(stop_reason, 0)
+            raise ValueError(f"{type(self).__name__}: {stop_message}, so the fit kept no learner (it would predict "
+                             f"one class for every row); lower learning_rate (1.0 or less)")
         if stop_reason == "diverged":
             warnings.warn(f"{type(self).__name__}: {stop_message}; lower learning_rate", ConvergenceWarning, stacklevel=3)
         self.classes_ = classes
@@ -259,7 +266,8 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
             (rejected), and at least this fraction of the positives (``classes_[1]``) that full evaluation
             finds are kept.
 
-        Use validation data carved from the training set, never the test set. The thresholds are stored in
+        Use validation data carved from the training set, never the test set; at least 2 rows (a fraction
+        of one row allows no mistake, so its calibration means nothing). The thresholds are stored in
         the model (``cascade_``, saved with it, honoured by the C++ Predictor); ``predict(X, cascade=True)``
         uses them. Returns self.
         """
@@ -281,6 +289,9 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
         y = np.asarray(y)
         if y.ndim != 1 or len(y) != X.shape[0]:
             raise ValueError(f"y must be 1-D with one label per row of X ({X.shape[0]}), got shape {y.shape}")
+        if X.shape[0] < _MIN_CASCADE_ROWS:
+            raise ValueError(f"calibrate_cascade needs at least {_MIN_CASCADE_ROWS} rows of validation data to set "
+                             f"its thresholds, got {X.shape[0]}")
         index = np.searchsorted(self.classes_, y)
         known = index < len(self.classes_)
         known[known] = self.classes_[index[known]] == y[known]
@@ -322,11 +333,11 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
     def staged_predict_proba(self, X):
         """Yield ``predict_proba`` after each stage."""
         for scores in self.staged_decision_function(X):
-            yield self._scores_to_proba(scores)
+            yield self._probabilities(scores)
 
     def predict_proba(self, X, n_iter=None):
         """Class probabilities, columns in the order of ``classes_``; ``n_iter`` as in decision_function."""
-        return self._scores_to_proba(self.decision_function(X, n_iter=n_iter))
+        return self._probabilities(self.decision_function(X, n_iter=n_iter))
 
     def predict_log_proba(self, X, n_iter=None):
         """Logarithm of ``predict_proba``."""
@@ -336,6 +347,26 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
     def _present_scores(self, scores):
         """Hook: the model's scores as decision_function returns them."""
         return scores
+
+    def _probabilities(self, scores):
+        """predict_proba's rows for these scores: ``_scores_to_proba``, then ties broken towards predict.
+
+        Where two classes' probabilities are closer than float64 resolves (REBEL: ``expit(2 H)`` is 1.0 for
+        every H above ~18, so scores 20 and 21 both give 0.5 of two classes), the rounded rows tie while
+        predict picks one. The class predict picks then keeps the row's maximum and every other entry that
+        reached it is lowered by one unit in the last place: argmax(predict_proba) == predict whenever the
+        scores differ, each entry moves by at most one ulp, rows still sum to 1 (to rounding).
+        """
+        proba = self._scores_to_proba(scores)
+        index = self._scores_to_index(np.asarray(scores))
+        bad = np.flatnonzero(np.argmax(proba, axis=1) != index)
+        if bad.size:
+            rows = proba[bad]
+            top = rows.max(axis=1)
+            rows[np.arange(bad.size), index[bad]] = top
+            lowered = (rows >= top[:, None]) & (np.arange(rows.shape[1]) != index[bad][:, None])
+            proba[bad] = np.where(lowered, np.nextafter(top, -np.inf)[:, None], rows)
+        return proba
 
     def _scores_to_labels(self, scores):
         return self.classes_[self._scores_to_index(scores)]

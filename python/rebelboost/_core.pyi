@@ -50,8 +50,10 @@ class Model:
         """
         f_t(x) in {+1,-1} for trees first_tree, ... (n_trees of them; -1: to the end) as an (n, n_used) int8 array.
         """
-    def trees(self) -> list:
-        ...
+    def trees(self, first: typing.SupportsInt | typing.SupportsIndex = 0, count: typing.SupportsInt | typing.SupportsIndex = -1) -> list:
+        """
+        Trees first, ... (count of them; -1: to the end) as dicts of arrays.
+        """
     def truncated(self, n_trees: typing.SupportsInt | typing.SupportsIndex) -> Model:
         """
         A copy keeping the first n_trees learners (trees or similarities).

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import collections
 import os
 
 import numpy as np
 
-__all__ = ["read_table", "split_target", "feature_frame", "labels_like"]
+from rebelboost._paths import check_path, open_regular
+
+__all__ = ["read_table", "split_target", "feature_frame", "labels_like", "check_text", "one_line"]
 
 _CSV = (".csv", ".txt")
 _PARQUET = (".parquet", ".pq")
@@ -24,27 +27,39 @@ def read_table(path, header=True):
     import pyarrow.csv as pacsv
     import pyarrow.parquet as pq
 
-    path = os.fspath(path)
+    path = check_path(path, "data file", reading=True)
     ext = os.path.splitext(path)[1].lower()
-    if ext in _CSV:
-        read_options = pacsv.ReadOptions(autogenerate_column_names=not header)
-        try:
-            table = pacsv.read_csv(path, read_options=read_options)
-        except pa.ArrowInvalid as exc:
-            raise ValueError(f"{path}: not a readable CSV file ({exc})") from None
-        if not header:
-            table = table.rename_columns([str(i) for i in range(table.num_columns)])
-    elif ext in _PARQUET:
-        try:
-            table = pq.read_table(path)
-        except pa.ArrowInvalid as exc:
-            raise ValueError(f"{path}: not a readable Parquet file ({exc})") from None
-    elif ext == ".npz":
-        return _read_npz(path)
-    else:
+    if ext not in _CSV + _PARQUET + (".npz",):
         raise ValueError(f"{path}: unknown file type {ext!r}; use .csv, .parquet or .npz")
+    with open_regular(path, "data file") as handle:  # a FIFO or device is refused, never waited on
+        if ext == ".npz":
+            return _read_npz(handle, path)
+        if ext in _CSV:
+            check_text(handle, path, "CSV")
+            read_options, types = _csv_options(handle, header)
+            table = None
+            if types:  # the guessed types; any contradiction: read again with pyarrow's inference
+                try:
+                    table = pacsv.read_csv(handle, read_options=read_options,
+                                           convert_options=pacsv.ConvertOptions(column_types=types))
+                except pa.ArrowInvalid:
+                    handle.seek(0)
+            if table is None:
+                try:
+                    table = pacsv.read_csv(handle, read_options=read_options)
+                except pa.ArrowInvalid as exc:
+                    raise ValueError(f"{path}: not a readable CSV file ({one_line(exc)})") from None
+                except UnicodeDecodeError as exc:  # a header beyond what check_text read
+                    raise ValueError(f"{path}: the header is not UTF-8 text ({exc}); save the file as UTF-8") from None
+            if not header:
+                table = table.rename_columns([str(i) for i in range(table.num_columns)])
+        else:
+            try:
+                table = pq.read_table(handle)
+            except pa.ArrowInvalid as exc:
+                raise ValueError(f"{path}: not a readable Parquet file ({one_line(exc)})") from None
     names = table.column_names
-    repeated = sorted({n for n in names if names.count(n) > 1})
+    repeated = repeated_names(names)
     if repeated:
         raise ValueError(f"{path}: repeated column names {repeated}; every column needs its own name")
     if table.num_rows == 0:
@@ -52,11 +67,79 @@ def read_table(path, header=True):
     return table.to_pandas()
 
 
-def _read_npz(path):
+def check_text(handle, path, what, size=1 << 16):
+    """ValueError unless the first `size` bytes of the file are UTF-8 text without NUL bytes: a binary
+    file's parse error quoted its raw bytes, a Latin-1 header gave a bare UTF-8 decode error."""
+    head = handle.read(size)
+    handle.seek(0)
+    nul = head.find(b"\0")
+    if nul >= 0:
+        raise ValueError(f"{path}: not a {what} file: binary data (a NUL byte at offset {nul})")
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if exc.start < len(head) - 3 or len(head) < size:  # not just a character cut by the read
+            line = head.count(b"\n", 0, exc.start) + 1
+            raise ValueError(f"{path}: not UTF-8 text: byte 0x{head[exc.start]:02x} at offset {exc.start} (line {line}); "
+                             f"save the {what} file as UTF-8 (Latin-1 or Windows-1252 text needs converting)") from None
+
+
+def one_line(exc, limit=300):
+    """An exception's message on one line of printable text, cut to `limit` characters (a parser may quote
+    raw bytes or end its message with a newline)."""
+    text = " ".join("".join(c if c.isprintable() else "?" for c in line) for line in str(exc).splitlines()).strip()
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def _csv_options(handle, header):
+    """pyarrow's read options for this CSV and, for a wide file, the column types its first rows show (or
+    None). Speed only, never the result: blocks of at least 16 rows (pyarrow's 1 MiB blocks held one row of
+    a 100 000-column file, and every block costs per column); for wide files one thread (per-column tasks
+    cost more than they save) and int64/float64 types for the columns whose first (up to 16) values are
+    plain integers or decimals, which skips pyarrow's per-column type inference. A guess that a later row
+    contradicts fails the read, which is then done again with inference (``read_table``)."""
+    import csv
+    import re
+
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    lines = [handle.readline(64 << 20)]
+    wide = lines[0].count(b",") >= 1000
+    while wide and len(lines) < 17 and sum(map(len, lines)) < (16 << 20) and lines[-1]:
+        lines.append(handle.readline(64 << 20))
+    handle.seek(0)
+    options = pacsv.ReadOptions(autogenerate_column_names=not header, use_threads=not wide,
+                                block_size=min(max(1 << 20, 16 * len(lines[0])), 1 << 30))
+    if not wide:
+        return options, None
+    try:
+        rows = list(csv.reader(line.decode("utf-8") for line in lines if line.strip()))
+    except (UnicodeDecodeError, csv.Error):
+        return options, None
+    names, data = (rows[0], rows[1:]) if header else ([f"f{i}" for i in range(len(rows[0]))], rows)
+    if not data or any(len(row) != len(names) for row in data) or len(set(names)) != len(names):
+        return options, None
+    integer, decimal = re.compile(r"-?[0-9]{1,18}"), re.compile(r"-?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?")
+    types = {}
+    for name, values in zip(names, zip(*data)):
+        if all(integer.fullmatch(v) for v in values):
+            types[name] = pa.int64()
+        elif all(decimal.fullmatch(v) for v in values):
+            types[name] = pa.float64()
+    return options, types or None
+
+
+def repeated_names(names):
+    """The names that occur more than once, sorted: one pass (a wide file's check was quadratic)."""
+    return sorted(name for name, count in collections.Counter(names).items() if count > 1)
+
+
+def _read_npz(handle, path):
     import pandas as pd
 
     try:
-        with np.load(path, allow_pickle=False) as archive:
+        with np.load(handle, allow_pickle=False) as archive:
             columns = {name: archive[name] for name in archive.files}
     except (ValueError, OSError) as exc:
         raise ValueError(f"{path}: not a readable .npz file ({exc})") from None
@@ -117,12 +200,15 @@ def feature_frame(frame, path, expected=None):
         frame = frame[expected]
     if frame.shape[1] == 0:
         raise ValueError(f"{path}: no feature columns")
-    for name in frame.columns:
+    numeric = {dtype: pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_bool_dtype(dtype)
+               for dtype in set(frame.dtypes)}  # per dtype, not per column: a wide file has few dtypes
+    for name, dtype in frame.dtypes.items():
+        if numeric[dtype]:
+            continue
         column = frame[name]
-        if not (pd.api.types.is_numeric_dtype(column) or pd.api.types.is_bool_dtype(column)):
-            bad = column[pd.to_numeric(column, errors="coerce").isna() & column.notna()]
-            example = f" (e.g. {bad.iloc[0]!r} in data row {int(bad.index[0]) + 1})" if len(bad) else ""
-            raise ValueError(f"{path}: column {name!r} is not numeric{example}")
+        bad = column[pd.to_numeric(column, errors="coerce").isna() & column.notna()]
+        example = f" (e.g. {bad.iloc[0]!r} in data row {int(bad.index[0]) + 1})" if len(bad) else ""
+        raise ValueError(f"{path}: column {name!r} is not numeric{example}")
     return frame.astype(np.float64)
 
 

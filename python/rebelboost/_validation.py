@@ -31,6 +31,32 @@ def validate_parameters(estimator):
     estimator._validate_params()
 
 
+def _check_frame_columns(X):
+    """A DataFrame's datetime, timedelta and period columns are a ValueError naming the first one (numpy's
+    DTypePromotionError named neither the column nor the problem)."""
+    dtypes = getattr(X, "dtypes", None)
+    if dtypes is None or not hasattr(dtypes, "items"):
+        return
+    for name, dtype in dtypes.items():
+        kind = getattr(dtype, "kind", "O")
+        if kind in "mM" or type(dtype).__name__ in ("DatetimeTZDtype", "PeriodDtype"):
+            what = "time spans (timedelta)" if kind == "m" else "datetimes"
+            raise ValueError(f"X column {name!r} holds {what} ({dtype}), which are not numeric features; convert "
+                             "them to numbers first (e.g. seconds since an origin, or day of week)")
+
+
+def _check_class_weight_labels(class_weight, classes):
+    """A class_weight dict naming a label that is not a class of y: scikit-learn said "The classes, [0, 1],
+    are not in class_weight", as if the classes were missing rather than the label unknown."""
+    if not isinstance(class_weight, dict):
+        return
+    known = set(classes.tolist())
+    unknown = [label for label in class_weight if (label.item() if isinstance(label, np.generic) else label) not in known]
+    if unknown:
+        raise ValueError(f"class_weight names label {unknown[0]!r}, which is not a class of y (the classes are "
+                         f"{classes.tolist()[:10]}{' ...' if len(classes) > 10 else ''})")
+
+
 def _as_float_matrix(X):
     """Return X as float32 or float64 without copying when it already is one (any memory order)."""
     if X.dtype in (np.float32, np.float64):
@@ -48,6 +74,7 @@ def check_fit_data(estimator, X, y, sample_weight, class_weight=None, reset=True
     non-finite weights raise ValueError naming the problem. reset=False (warm start) checks X against the
     features seen before.
     """
+    _check_frame_columns(X)
     X, y = validate_data(
         estimator,
         X,
@@ -74,6 +101,7 @@ def check_fit_data(estimator, X, y, sample_weight, class_weight=None, reset=True
         sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
     class_weights = None
     if class_weight is not None:
+        _check_class_weight_labels(class_weight, classes)
         class_weights = np.asarray(compute_class_weight(class_weight, classes=classes, y=y), dtype=np.float64)
         if not np.all(np.isfinite(class_weights)) or np.any(class_weights < 0):
             raise ValueError(f"class_weight must give every class a finite weight >= 0, got {class_weights.tolist()}")
@@ -201,6 +229,7 @@ def check_predict_data(estimator, X, check_inf=True):
         if check_inf and np.isinf(X).any():
             raise ValueError(f"Input X contains infinity or a value too large for dtype('{X.dtype}').")
         return X
+    _check_frame_columns(X)
     X = validate_data(
         estimator,
         X,

@@ -26,7 +26,11 @@ class AdaBoostClassifier(BinaryBoostingClassifier):
         Bins per feature including one bin for missing values (NaN): up to ``n_bins - 1`` bins of about equal
         count (a heavily repeated value gets its own bin).
     learning_rate : float, default=1.0
-        Shrinkage multiplying every step.
+        Shrinkage multiplying every step. A step that would raise the training loss or let the scores pass
+        1e300 ends the fit (AdaBoost: any learning_rate above 2 does it at the first learner): with a
+        ConvergenceWarning, keeping the learners before it, or with a ValueError when it is the very first
+        learner, since a fit that keeps nothing would predict one class for every row (an error, because
+        a warning is easily filtered away, by a parameter search for one).
     n_jobs : int or None, default=None
         OpenMP threads, scikit-learn's convention: None or -1 use every usable core, -k all but k - 1;
         0 is an error; more than 4 threads per usable core is clamped to that with a warning. The fitted

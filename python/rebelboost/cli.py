@@ -15,7 +15,8 @@ from contextlib import contextmanager, suppress
 import numpy as np
 from sklearn.utils._param_validation import InvalidParameterError
 
-from rebelboost._tables import feature_frame, labels_like, read_table, split_target
+from rebelboost._paths import check_path, open_regular
+from rebelboost._tables import check_text, feature_frame, labels_like, one_line, read_table, split_target
 
 __all__ = ["main", "EXIT_CODES_HELP"]
 
@@ -25,10 +26,11 @@ EXIT_INTERNAL = 1      # a bug in rebelboost (Python's traceback is printed)
 EXIT_USAGE = 2         # bad command-line options or parameter values
 EXIT_INPUT = 3         # the data, cost matrix or model file is wrong (the message names the problem)
 EXIT_FILE = 4          # a file cannot be read or written (missing, permissions, full disk)
+EXIT_MEMORY = 5        # not enough memory for the data or model given (MemoryError)
 EXIT_INTERRUPTED = 130  # Ctrl-C (128 + SIGINT)
 EXIT_PIPE = 141        # standard output was closed early, e.g. by `| head` (128 + SIGPIPE); nothing printed
 EXIT_CODES_HELP = """exit codes: 0 success, 1 internal error (a bug), 2 bad options or parameter values,
-3 bad data, cost matrix or model file, 4 a file cannot be read or written, 130 interrupted (Ctrl-C),
+3 bad data, cost matrix or model file, 4 a file cannot be read or written, 5 not enough memory, 130 interrupted (Ctrl-C),
 141 standard output closed early (e.g. | head)"""
 
 
@@ -70,9 +72,11 @@ def _read_cost_matrix(path):
     import pandas as pd
 
     try:
-        frame = pd.read_csv(path, header=None)
+        with open_regular(path, "cost matrix file") as handle:
+            check_text(handle, path, "cost matrix")
+            frame = pd.read_csv(handle, header=None)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
-        raise ValueError(f"{path}: not a readable cost matrix CSV ({exc})") from None
+        raise ValueError(f"{path}: not a readable cost matrix CSV ({one_line(exc)})") from None
     if not all(pd.api.types.is_numeric_dtype(frame[c]) for c in frame.columns) or frame.isna().any().any():
         raise ValueError(f"{path}: the cost matrix must hold numbers only, one row per true class")
     return frame.to_numpy(dtype=np.float64)
@@ -88,8 +92,9 @@ def _table(args, expected=None):
 def _train(args):
     from rebelboost import AdaBoostClassifier, REBELClassifier, VEBBoostClassifier
 
+    check_path(args.model, "model file", reading=False)  # fail before training, not after
     folder = os.path.dirname(os.path.abspath(args.model))
-    if not os.path.isdir(folder):  # fail before training, not after
+    if not os.path.isdir(folder):
         raise FileNotFoundError(f"cannot write {args.model!r}: folder {folder!r} does not exist")
     X, y = _table(args)
     loss = args.loss
@@ -135,6 +140,8 @@ def _loaded(args):
 def _predict(args):
     import pandas as pd
 
+    if args.output:
+        check_path(args.output, "output file", reading=False)  # before the model and data are read
     clf, X, _ = _loaded(args)
     out = pd.DataFrame({"label": clf.predict(X)})
     if args.proba:
@@ -159,7 +166,16 @@ def _evaluate(args):
 def _export(args):
     import rebelboost
 
-    print(rebelboost.to_json(rebelboost.load(args.model)))
+    if args.output:
+        check_path(args.output, "output file", reading=False)
+    clf = rebelboost.load(args.model)
+    if args.output:
+        with atomic_output(args.output) as handle:
+            rebelboost.to_json(clf, handle)
+            handle.write("\n")
+    else:  # streamed: a chunk of learners at a time, whatever the model's size
+        rebelboost.to_json(clf, sys.stdout)
+        sys.stdout.write("\n")
     return EXIT_OK
 
 
@@ -242,6 +258,7 @@ def build_parser():
 
     export = sub.add_parser("export", help="print a saved model as JSON")
     export.add_argument("--model", required=True)
+    export.add_argument("--output", default=None, help="JSON file to write (atomically); default: standard output")
     export.set_defaults(run=_export)
 
     cmake = sub.add_parser("cmake-dir", help="print the folder to pass as -Drebelboost_DIR")
@@ -271,9 +288,13 @@ def main(argv=None):
     except InvalidParameterError as exc:
         print(f"rebelboost: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    except (ValueError, MemoryError) as exc:
-        message = str(exc) if not isinstance(exc, MemoryError) else f"not enough memory ({exc})"
-        print(f"rebelboost: error: {message}", file=sys.stderr)
+    except MemoryError as exc:
+        detail = f" ({exc})" if str(exc) else ""
+        print(f"rebelboost: error: not enough memory for this {args.command}{detail}; use a machine with more "
+              "memory, or less data", file=sys.stderr)
+        return EXIT_MEMORY
+    except ValueError as exc:
+        print(f"rebelboost: error: {exc}", file=sys.stderr)
         return EXIT_INPUT
     except OSError as exc:
         print(f"rebelboost: error: {exc}", file=sys.stderr)

@@ -6,12 +6,13 @@ estimator's Python-side state (class, parameters, classes_, feature names) as JS
 
 from __future__ import annotations
 
+import collections
 import json
-import os
 
 import numpy as np
 
 from rebelboost import _core
+from rebelboost._paths import check_path
 from rebelboost._validation import validate_parameters
 
 __all__ = ["save", "load", "to_json", "ModelFileError"]
@@ -94,13 +95,17 @@ def _metadata(estimator):
 
 
 def save(estimator, path):
-    """Write a fitted estimator to ``path`` (atomic: temporary file in the same folder, then rename)."""
+    """Write a fitted estimator to ``path`` (atomic: temporary file in the same folder, then rename).
+
+    A path holding a NUL byte is a ValueError, one naming a directory, FIFO, socket or device an OSError
+    (both before anything is written)."""
     from sklearn.utils.validation import check_is_fitted
 
+    path = check_path(path, "model file", reading=False)
     check_is_fitted(estimator)
     model = estimator._model
     model.metadata = _metadata(estimator)
-    model.save(os.fspath(path))
+    model.save(path)
 
 
 def _corrupt(what):
@@ -138,8 +143,13 @@ def _metadata_classes(meta):
 def _restore(model):
     try:
         meta = json.loads(model.metadata.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+    except (UnicodeDecodeError, RecursionError, ValueError) as exc:  # ValueError: also an integer of 4 300+ digits
         raise ModelFileError(f"corrupt model file: metadata is not valid JSON ({exc})") from None
+    try:  # "\ud800" is valid JSON but no Unicode: such a feature name broke every DataFrame predict later
+        json.dumps(meta, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise _corrupt(f"a string holds a lone surrogate {exc.object[exc.start:exc.end]!r}, which is not Unicode "
+                       "text") from None
     if not isinstance(meta, dict) or "estimator" not in meta or "classes" not in meta:
         raise ModelFileError("model file has no estimator metadata (was it written by rebelboost's Python API?)")
     registry = _registry()
@@ -180,6 +190,10 @@ def _restore(model):
         names = meta["feature_names_in"]
         if not isinstance(names, list) or any(not isinstance(n, str) for n in names) or len(names) != n_features:
             raise ModelFileError("model file feature names do not match its feature count")
+        repeated = sorted(name for name, count in collections.Counter(names).items() if count > 1)
+        if repeated:  # every later DataFrame predict would fail with an unrelated error
+            raise ModelFileError(f"model file's feature_names_in are duplicated: {repeated[:10]}"
+                                 + (f" ({len(repeated)} names)" if len(repeated) > 10 else ""))
         estimator.feature_names_in_ = np.asarray(names, dtype=object)
     estimator._model = model
     return estimator
@@ -189,37 +203,98 @@ def load(path):
     """Read a model file written by ``save``; returns the fitted estimator.
 
     Raises ModelFileError (a ValueError) for a truncated, corrupt or foreign file, OSError if the file
-    cannot be read.
+    cannot be read or is not a regular file (a FIFO or device is refused at once, never opened for a
+    blocking read), ValueError for a path holding a NUL byte.
     """
-    return _restore(_core.Model.load(os.fspath(path)))
+    return _restore(_core.Model.load(check_path(path, "model file", reading=True)))
 
 
-def to_json(estimator):
-    """A readable JSON document of the fitted model: bias, and per learner (tree or similarity) its step."""
+_JSON_CHUNK = 4096  # learners converted at a time: what the export holds beyond the model and its output
+MAX_JSON_STRING_LEARNERS = 2**18  # to_json without a file: more learners must be streamed (README "Limits")
+
+
+def to_json(estimator, file=None):
+    """A readable JSON document of the fitted model: bias, and per learner (tree or similarity) its step.
+
+    file : writable text stream, optional
+        Write the document there piece by piece and return None: the export then holds one chunk of
+        4 096 learners at a time beyond the model, whatever its size (``rebelboost export`` streams to its
+        output this way). Without it the document is returned as a str, which holds all of it (about
+        400 bytes per stump, twice that while it is joined: 6.6 times the model file's size), so a model
+        of more than 2**18 = 262 144 learners is a ValueError at once: pass a file to stream it.
+    """
+    import io
+
     from sklearn.utils.validation import check_is_fitted
 
     check_is_fitted(estimator)
-    model = estimator._model
-    doc = {
-        "loss": model.loss,
-        "learner": model.learner,
-        "n_features": model.n_features,
-        "classes": [_plain(c) for c in estimator.classes_.tolist()],
-        "bias": model.bias.tolist(),
-    }
-    if model.learner == "tree":
-        doc["trees"] = [{key: np.asarray(val).tolist() for key, val in tree.items()} for tree in model.trees()]
-    else:
-        from rebelboost._similarity import describe
+    if file is not None:
+        _write_json(estimator, file)
+        return None
+    n = estimator._model.n_learners
+    if n > MAX_JSON_STRING_LEARNERS:
+        raise ValueError(f"to_json returns the whole document as a str, which for {n} learners (more than the limit "
+                         f"of {MAX_JSON_STRING_LEARNERS}) would take about {n * 800 / 2**30:.1f} GiB; stream it to a "
+                         "file instead: to_json(estimator, file), or `rebelboost export --output FILE`")
+    out = io.StringIO()
+    _write_json(estimator, out)
+    return out.getvalue()
 
-        learners = describe(model)
-        doc["similarities"] = [
-            {"kind": str(learners["kind"][t]), "anchor_rows": learners["anchor_rows"][t].tolist(),
-             "tau": None if np.isnan(learners["tau"][t]) else float(learners["tau"][t]),
-             "step": learners["step"][t].tolist()}
-            for t in range(len(learners["kind"]))
-        ]
+
+def _indented(value, level):
+    """json.dumps(value, indent=1) as it sits `level` levels deep in an indent=1 document."""
+    return json.dumps(value, indent=1).replace("\n", "\n" + " " * level)
+
+
+def _write_list(out, chunks, level):
+    """A JSON list whose items come chunk by chunk, formatted as json.dumps(..., indent=1) formats it."""
+    out.write("[")
+    first = True
+    for items in chunks:
+        for item in items:
+            out.write(("\n" if first else ",\n") + " " * (level + 1) + _indented(item, level + 1))
+            first = False
+    out.write("]" if first else "\n" + " " * level + "]")
+
+
+def _tree_chunks(model):
+    for first in range(0, model.n_trees, _JSON_CHUNK):
+        yield [{key: np.asarray(val).tolist() for key, val in tree.items()} for tree in model.trees(first, _JSON_CHUNK)]
+
+
+def _similarity_chunks(model, s, steps):
+    from rebelboost._similarity import _KINDS, anchor_rows
+
+    rows = anchor_rows(s)
+    for first in range(0, len(s["kind"]), _JSON_CHUNK):
+        yield [{"kind": str(_KINDS[s["kind"][t]]), "anchor_rows": rows[t].tolist(),
+                "tau": None if np.isnan(s["tau"][t]) else float(s["tau"][t]), "step": steps[t].tolist()}
+               for t in range(first, min(first + _JSON_CHUNK, len(s["kind"])))]
+
+
+def _row_chunks(array):
+    for first in range(0, len(array), _JSON_CHUNK):
+        yield array[first:first + _JSON_CHUNK].tolist()
+
+
+def _write_json(estimator, out):
+    """The document of to_json, written to `out` a chunk of learners at a time (the same text as
+    json.dumps(document, indent=1) of the whole document)."""
+    model = estimator._model
+    head = {"loss": model.loss, "learner": model.learner, "n_features": model.n_features,
+            "classes": [_plain(c) for c in estimator.classes_.tolist()], "bias": model.bias.tolist()}
+    out.write("{" + "".join(f"\n {json.dumps(key)}: {_indented(value, 1)}," for key, value in head.items()))
+    if model.learner == "tree":
+        out.write('\n "trees": ')
+        _write_list(out, _tree_chunks(model), 1)
+    else:
         s = model.similarities()
-        doc["anchors"] = {"rows": s["anchor_rows"].tolist(), "standardised": s["anchors"].tolist()}
-        doc["standardisation"] = {"mean": s["feature_mean"].tolist(), "scale": s["feature_scale"].tolist()}
-    return json.dumps(doc, indent=1)
+        out.write('\n "similarities": ')
+        _write_list(out, _similarity_chunks(model, s, model.steps()), 1)
+        out.write(',\n "anchors": {\n  "rows": ')
+        _write_list(out, _row_chunks(s["anchor_rows"]), 2)
+        out.write(',\n  "standardised": ')
+        _write_list(out, _row_chunks(s["anchors"]), 2)
+        out.write("\n },\n \"standardisation\": {\n  \"mean\": " + _indented(s["feature_mean"].tolist(), 2) +
+                  ",\n  \"scale\": " + _indented(s["feature_scale"].tolist(), 2) + "\n }")
+    out.write("\n}")

@@ -1,8 +1,10 @@
 """The rebelboost command line: demo, train -> predict -> evaluate round trip, columns matched by name, atomic output,
 quiet closed pipes, documented exit codes. Each case the issue found has a test that fails on the old reader."""
 
+import os
 import subprocess
 import sys
+import textwrap
 
 import numpy as np
 import pandas as pd
@@ -263,3 +265,127 @@ def test_cmake_dir_exists():
     import os
 
     assert os.path.isfile(os.path.join(result.stdout.strip(), "rebelboost-config.cmake"))
+
+
+def test_fifo_and_nul_paths_are_clear_errors(labelled_csv, tmp_path):
+    # --model or a data file naming a FIFO blocked forever (opened before any check); a NUL byte in a path
+    # cut the name there. A subprocess with a timeout, so a regression fails instead of hanging the suite.
+    path, _ = labelled_csv
+    model = tmp_path / "m.rbm"
+    assert main(["train", str(path), "--target", "label", "--model", str(model), "--n-estimators", "5"]) == 0
+    fifo = tmp_path / "fifo.csv"
+    os.mkfifo(fifo)
+    for args in (["predict", str(path), "--model", str(fifo)], ["export", "--model", str(fifo)],
+                 ["predict", str(fifo), "--model", str(model)],
+                 ["train", str(fifo), "--target", "label", "--model", str(tmp_path / "n.rbm")],
+                 ["train", str(path), "--target", "label", "--model", str(model), "--cost-matrix", str(fifo)]):
+        result = run(*args)
+        assert result.returncode == 4, (args, result.stderr)
+        assert "not a regular file (a FIFO)" in result.stderr and str(fifo) in result.stderr
+    code = textwrap.dedent(f"""
+        from rebelboost.cli import main
+        for args in (["predict", {str(path)!r}, "--model", {str(model)!r} + "\\0x"],
+                     ["predict", {str(path)!r} + "\\0x", "--model", {str(model)!r}],
+                     ["predict", {str(path)!r}, "--model", {str(model)!r}, "--target", "label",
+                      "--output", {str(tmp_path / "out.csv")!r} + "\\0x"],
+                     ["train", {str(path)!r}, "--target", "label", "--model", {str(tmp_path / "n.rbm")!r} + "\\0x"]):
+            print(main(args))
+    """)
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert result.stdout.split() == ["3"] * 4, result.stderr
+    assert result.stderr.count("NUL byte at position") == 4, result.stderr
+    assert sorted(os.listdir(tmp_path)) == ["fifo.csv", "m.rbm", "train.csv"]
+
+
+def test_the_repeated_column_check_is_linear():
+    # names.count(n) for every column was quadratic: a 100 000-column CSV spent minutes in the check.
+    # Counted in comparisons, not seconds: every __eq__ and __hash__ call of n distinct names.
+    from rebelboost._tables import repeated_names
+
+    calls = [0]
+
+    class Name(str):
+        def __eq__(self, other):
+            calls[0] += 1
+            return str.__eq__(self, other)
+
+        def __hash__(self):
+            calls[0] += 1
+            return str.__hash__(self)
+
+    n = 4000
+    names = [Name(f"c{i}") for i in range(n)] + [Name("c7"), Name("c7"), Name("c9")]
+    assert repeated_names(names) == ["c7", "c9"]
+    assert calls[0] < 10 * n
+
+
+@pytest.mark.parametrize("header", [True, False])
+def test_wide_csv_fast_path_reads_what_pyarrow_infers(tmp_path, header):
+    # Wide files are read with the types their first row suggests (pyarrow's per-column inference made a
+    # 100 000-column file take seconds); whatever later rows hold, the frame equals the inferred one.
+    import pyarrow.csv as pacsv
+
+    from rebelboost._tables import read_table
+
+    rng = np.random.RandomState(3)
+    n = 1200
+    first = [str(v) for v in rng.randint(-5, 5, n)]
+    first[:6] = ["1", "2.5", "007", "1e3", "x", ""]
+    for later in (["2"] * n, list(first), ["2.5"] * n, ["NA"] * n, ["oops"] * n, ["99999999999999999999"] * n, ["1.5e300"] * n):
+        rows = [first] * 17 + [later, first]  # the types are guessed from the first 16 rows
+        text = ("" if not header else ",".join(f"c{i}" for i in range(n)) + "\n") + "".join(",".join(r) + "\n" for r in rows)
+        path = tmp_path / "wide.csv"
+        path.write_text(text)
+        inferred = pacsv.read_csv(path, read_options=pacsv.ReadOptions(autogenerate_column_names=not header)).to_pandas()
+        frame = read_table(path, header=header)
+        if not header:
+            inferred.columns = [str(i) for i in range(n)]
+        pd.testing.assert_frame_equal(frame, inferred)
+
+
+def test_binary_latin1_and_garbage_files_are_short_clear_errors(labelled_csv, tmp_path):
+    # A binary file's parse error quoted its raw bytes, a Latin-1 header gave a bare UTF-8 decode error
+    # without the file's name, and a garbage --cost-matrix message ended with a line holding only ")".
+    path, _ = labelled_csv
+    model = str(tmp_path / "m.rbm")
+    garbage = tmp_path / "garbage.csv"
+    garbage.write_bytes(bytes(np.random.RandomState(0).randint(0, 256, 3000, dtype=np.uint8)))
+    latin = tmp_path / "latin.csv"
+    latin.write_bytes("caf\xe9,label\n1,0\n2,1\n".encode("latin-1"))
+    costs = tmp_path / "costs.csv"
+    costs.write_text("0,1\n1,0,5\n")
+    for args, message in [(["train", str(garbage), "--target", "label", "--model", model], "binary data"),
+                          (["train", str(latin), "--target", "label", "--model", model],
+                           "not UTF-8 text: byte 0xe9 at offset 3 (line 1)"),
+                          (["train", str(path), "--target", "label", "--model", model, "--cost-matrix", str(garbage)],
+                           "binary data"),
+                          (["train", str(path), "--target", "label", "--model", model, "--cost-matrix", str(costs)],
+                           "not a readable cost matrix CSV")]:
+        result = run(*args)
+        assert result.returncode == 3, result.stderr
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].isprintable() and len(lines[0]) < 400, result.stderr
+        assert message in lines[0] and os.path.basename(args[1] if "--cost-matrix" not in args else args[-1]) in lines[0]
+
+
+def test_memory_error_has_its_own_exit_code_and_export_writes_a_file(labelled_csv, tmp_path, capsys, monkeypatch):
+    # A MemoryError printed "not enough memory ()" and exited with 3, the code for bad data.
+    import json
+
+    import rebelboost.cli as cli
+
+    path, _ = labelled_csv
+    model = str(tmp_path / "m.rbm")
+    assert main(["train", str(path), "--target", "label", "--model", model, "--n-estimators", "5"]) == 0
+    assert main(["export", "--model", model, "--output", str(tmp_path / "m.json")]) == 0
+    capsys.readouterr()
+    assert json.loads((tmp_path / "m.json").read_text()) == json.loads(rebelboost.to_json(rebelboost.load(model)))
+
+    def no_memory(*args, **kwargs):
+        raise MemoryError()
+
+    monkeypatch.setattr(rebelboost, "to_json", no_memory)
+    assert main(["export", "--model", model]) == cli.EXIT_MEMORY == 5
+    err = capsys.readouterr().err
+    assert "not enough memory for this export;" in err and "()" not in err
+    assert "5 not enough memory" in cli.EXIT_CODES_HELP

@@ -5,6 +5,7 @@ import pickle
 import struct
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import rebelboost
@@ -312,3 +313,75 @@ def test_frozen_model_files_still_load(name):
         labels, learners = clf.predict(expected["X"], cascade=True, return_n_learners=True)
         np.testing.assert_array_equal(labels.astype(str), expected["cascade_labels"])
         np.testing.assert_array_equal(learners, expected["cascade_learners"])
+
+
+def test_huge_integers_repeated_names_and_lone_surrogates_in_metadata_are_model_file_errors(tmp_path):
+    # An integer of more than 4 300 digits raised Python's own ValueError ("Exceeds the limit"); repeated
+    # feature names loaded, and every DataFrame predict then failed with an unrelated error.
+    import json
+
+    X = pd.DataFrame(np.random.RandomState(0).normal(size=(60, 3)), columns=["a", "b", "c"])
+    clf = AdaBoostClassifier(n_estimators=3).fit(X, (X["a"] > 0).astype(int))
+    clf.save(tmp_path / "good.rbm")
+    good = json.loads(clf._model.metadata.decode("utf-8"))
+    model = rebelboost._core.Model.from_bytes(clf._model.to_bytes())
+    path = str(tmp_path / "meta.rbm")
+    for text, message in [
+        (json.dumps(good).replace('"n_features_in": 3', '"n_features_in": ' + "9" * 5000), "not valid JSON.*digits"),
+        (json.dumps(dict(good, feature_names_in=["a", "b", "a"])), r"feature_names_in are duplicated: \['a'\]"),
+        # found by bench/hostile_files.py --structured: loaded, then DataFrame predict raised UnicodeEncodeError
+        (json.dumps(dict(good, feature_names_in=["\ud800", "b", "c"])), "lone surrogate"),
+        (json.dumps(dict(good, classes=["\udfff", "x"], classes_dtype="O")), "lone surrogate"),
+    ]:
+        model.metadata = text.encode("utf-8")
+        model.save(path)
+        with pytest.raises(ModelFileError, match=message):
+            rebelboost.load(path)
+
+
+def _old_to_json(estimator):
+    """The export as it was built before it streamed: the whole document in memory, one json.dumps."""
+    import json
+
+    model = estimator._model
+    doc = {"loss": model.loss, "learner": model.learner, "n_features": model.n_features,
+           "classes": estimator.classes_.tolist(), "bias": model.bias.tolist()}
+    if model.learner == "tree":
+        doc["trees"] = [{key: np.asarray(val).tolist() for key, val in tree.items()} for tree in model.trees()]
+    else:
+        learners = estimator.learners_
+        doc["similarities"] = [
+            {"kind": str(learners["kind"][t]), "anchor_rows": learners["anchor_rows"][t].tolist(),
+             "tau": None if np.isnan(learners["tau"][t]) else float(learners["tau"][t]),
+             "step": learners["step"][t].tolist()} for t in range(len(learners["kind"]))]
+        s = model.similarities()
+        doc["anchors"] = {"rows": s["anchor_rows"].tolist(), "standardised": s["anchors"].tolist()}
+        doc["standardisation"] = {"mean": s["feature_mean"].tolist(), "scale": s["feature_scale"].tolist()}
+    return json.dumps(doc, indent=1)
+
+
+@pytest.mark.parametrize("chunk", [1, 3, 4096])
+def test_to_json_streams_the_same_document(chunk, monkeypatch, tmp_path):
+    # to_json of a 10^6-stump model built every tree as a dict of arrays, then the whole document: over
+    # 3 GiB and a MemoryError. It now converts a chunk of learners at a time and can write to a stream.
+    import io
+
+    from rebelboost import REBELClassifier, serialization
+
+    monkeypatch.setattr(serialization, "_JSON_CHUNK", chunk)
+    rng = np.random.RandomState(1)
+    X = rng.normal(size=(80, 3))
+    y3 = np.argmax(X + rng.normal(size=X.shape), axis=1)
+    for clf in (AdaBoostClassifier(n_estimators=7).fit(X, y3 > 0), REBELClassifier(n_estimators=5).fit(X, y3),
+                REBELClassifier(n_estimators=7, weak_learner="similarity").fit(X, y3),
+                REBELClassifier(n_estimators=1, weak_learner="similarity").fit(X, y3)):
+        expected = _old_to_json(clf)
+        assert rebelboost.to_json(clf) == expected
+        stream = io.StringIO()
+        assert rebelboost.to_json(clf, stream) is None and stream.getvalue() == expected
+    monkeypatch.setattr(serialization, "MAX_JSON_STRING_LEARNERS", 6)
+    with pytest.raises(ValueError, match=r"more than the limit of 6\).*to_json\(estimator, file\)"):
+        rebelboost.to_json(AdaBoostClassifier(n_estimators=7).fit(X, y3 > 0))
+    trees = clf_trees = AdaBoostClassifier(n_estimators=7).fit(X, y3 > 0)._model
+    assert [t["feature"].tolist() for t in trees.trees(2, 3)] == [t["feature"].tolist() for t in trees.trees()[2:5]]
+    assert len(clf_trees.trees(6, 100)) == 1 and clf_trees.trees(9) == []

@@ -179,7 +179,7 @@ def test_class_weight_errors():
     X, y = noisy()
     with pytest.raises(ValueError, match="finite weight >= 0"):
         AdaBoostClassifier(class_weight={0: -1.0, 1: 1.0}).fit(X, y)
-    with pytest.raises(ValueError, match=r"The classes, \[1\], are not in class_weight"):
+    with pytest.raises(ValueError, match=r"class_weight names label 7, which is not a class of y \(the classes are \[0, 1\]\)"):
         AdaBoostClassifier(class_weight={0: 2.0, 7: 1.0}).fit(X, y)
     with pytest.raises(ValueError, match="The 'class_weight' parameter of AdaBoostClassifier"):
         AdaBoostClassifier(class_weight="even").fit(X, y)

@@ -31,10 +31,13 @@ Model deserialize(const void* data, std::size_t size);
 
 // Writes atomically: a temporary file in the same directory, flushed, then renamed over `path`. A save
 // killed at any instant leaves no temporary file, or one that the next save to `path` removes.
-// Throws IoError when the OS refuses.
+// Throws IoError when the OS refuses or `path` names a directory, FIFO, socket or device, InvalidArgument
+// for an empty path or one holding a NUL byte (checked before anything is written).
 void save_model(const Model& model, const std::string& path);
 
-// Reads and deserializes; IoError if the file cannot be read, ModelFileError if it is not a valid model.
+// Reads and deserializes; IoError if the file cannot be read or is not a regular file (a FIFO or device is
+// refused before it is opened, and opened without blocking: loading never waits), InvalidArgument for an
+// empty path or one holding a NUL byte, ModelFileError if it is not a valid model.
 Model load_model(const std::string& path);
 
 }  // namespace rebelboost

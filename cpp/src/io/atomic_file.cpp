@@ -145,9 +145,47 @@ TempFile write_named(const std::string& path, const std::string& bytes) {
   return temp;
 }
 
+const char* kind_of(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  return "not a regular file";
+}
+
+[[noreturn]] void not_regular(const std::string& path, const char* what, bool reading, mode_t mode) {
+  throw IoError(std::string(reading ? "cannot read " : "cannot write ") + what + " '" + path + "': not a regular file (" + kind_of(mode) + ")");
+}
+
 }  // namespace
 
+void check_path(const std::string& path, const char* what, bool reading) {
+  if (path.empty()) throw InvalidArgument(std::string(what) + " path is empty");
+  const auto nul = path.find('\0');
+  if (nul != std::string::npos)
+    throw InvalidArgument(std::string(what) + " path holds a NUL byte at position " + std::to_string(nul) +
+                          " (the OS would cut the name there: '" + path.substr(0, nul) + "')");
+  struct stat st {};
+  if ((reading ? ::stat(path.c_str(), &st) : ::lstat(path.c_str(), &st)) != 0) return;  // open() reports it
+  if (!S_ISREG(st.st_mode) && (reading || !S_ISLNK(st.st_mode))) not_regular(path, what, reading, st.st_mode);
+}
+
+int open_regular(const std::string& path, const char* what) {
+  check_path(path, what, true);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0) throw IoError(std::string("cannot open ") + what + " '" + path + "': " + std::strerror(errno));
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    const mode_t mode = st.st_mode;
+    ::close(fd);
+    not_regular(path, what, true, mode);
+  }
+  return fd;
+}
+
 void write_atomically(const std::string& path, const std::string& bytes) {
+  check_path(path, "model file", false);
   reclaim_leftovers(path);
   TempFile temp = write_unnamed(path, bytes);
   if (temp.name.empty()) temp = write_named(path, bytes);

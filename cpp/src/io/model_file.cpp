@@ -305,12 +305,12 @@ Model deserialize(const void* data, std::size_t size) {
 void save_model(const Model& model, const std::string& path) { io::write_atomically(path, serialize(model)); }
 
 Model load_model(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw IoError("cannot open model file '" + path + "': " + std::strerror(errno));
+  const int fd = io::open_regular(path, "model file");
   struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+  if (::fstat(fd, &st) != 0) {
+    const int err = errno;
     ::close(fd);
-    throw IoError("cannot read model file '" + path + "': not a regular file");
+    throw IoError("cannot read model file '" + path + "': " + std::strerror(err));
   }
   std::string bytes(static_cast<std::size_t>(st.st_size), '\0');
   std::size_t got = 0;

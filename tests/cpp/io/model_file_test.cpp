@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -340,6 +341,36 @@ TEST(ModelFile, LoadErrors) {
   EXPECT_THROW(load_model((dir.path() / "text.rbm").string()), ModelFileError);
   std::ofstream(dir.path() / "hostile.rbm", std::ios::binary) << file_of(base_model(), version(kFormatVersion + 1));
   EXPECT_THROW(load_model((dir.path() / "hostile.rbm").string()), ModelFileError);
+}
+
+TEST(ModelFile, PathsWithNulBytesAndFifosAreRefusedAtOnce) {
+  // "m.rbm\0junk" loaded m.rbm and "a\0b.rbm" saved to a (the OS cut the name at the NUL); a FIFO was
+  // opened for a blocking read before the regular-file check, so loading it waited forever.
+  TempDir dir;
+  const Trained t = trained(2, 1);
+  const std::string path = (dir.path() / "m.rbm").string();
+  save_model(t.model, path);
+  EXPECT_THROW(load_model(path + std::string("\0junk", 5)), InvalidArgument);
+  EXPECT_THROW(save_model(t.model, (dir.path() / "a").string() + std::string("\0b.rbm", 6)), InvalidArgument);
+  EXPECT_THROW(load_model(""), InvalidArgument);
+  const std::string fifo = (dir.path() / "fifo.rbm").string();
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const pid_t child = ::fork();  // in a child with an alarm, so a regression fails instead of hanging
+  if (child == 0) {
+    ::alarm(20);
+    try {
+      load_model(fifo);
+    } catch (const IoError& e) {
+      ::_exit(std::string(e.what()).find("not a regular file (a FIFO)") != std::string::npos ? 0 : 2);
+    } catch (...) {
+    }
+    ::_exit(3);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  EXPECT_THROW(save_model(t.model, fifo), IoError);  // a writer refuses it too
+  EXPECT_THROW(save_model(t.model, dir.path().string()), IoError);
 }
 
 // ---- systematic corruption of a real file --------------------------------------------------------
