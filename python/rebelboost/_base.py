@@ -151,14 +151,11 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
             raise
         if error is not None:
             stop_reason = "interrupted" if isinstance(error, KeyboardInterrupt) else "error"
-        if stop_reason == "diverged" and model.n_learners == 0 and error is None:
-            # Nothing kept: the "model" would predict the training prior for every row. An error, not a
-            # warning that a search or a script filters away (learning_rate > 2 always does this to AdaBoost).
+        try:
+            self._check_divergence(stop_reason, stop_message, model.n_learners if error is None else 1)
+        except ValueError:
             monitor.close(stop_reason, 0)
-            raise ValueError(f"{type(self).__name__}: {stop_message}, so the fit kept no learner (it would predict "
-                             f"one class for every row); lower learning_rate (1.0 or less)")
-        if stop_reason == "diverged":
-            warnings.warn(f"{type(self).__name__}: {stop_message}; lower learning_rate", ConvergenceWarning, stacklevel=3)
+            raise
         self.classes_ = classes
         self._model = model
         self._record_fit(history, stop_reason, monitor, stage_seconds)
@@ -166,6 +163,17 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
         if error is not None:
             raise error
         return self
+
+    def _check_divergence(self, stop_reason, stop_message, n_learners):
+        """The one rule for a fit that diverged: an error when it kept no learner, else a ConvergenceWarning."""
+        if stop_reason != "diverged":
+            return
+        if n_learners == 0:
+            # Nothing kept: the "model" would predict the training prior for every row. An error, not a
+            # warning that a search or a script filters away (learning_rate > 2 always does this to AdaBoost).
+            raise ValueError(f"{type(self).__name__}: {stop_message}, so the fit kept no learner (it would predict "
+                             f"one class for every row); lower learning_rate (1.0 or less)")
+        warnings.warn(f"{type(self).__name__}: {stop_message}; lower learning_rate", ConvergenceWarning, stacklevel=4)
 
     def _record_fit(self, history, stop_reason, monitor, stage_seconds):
         """fit_info_, evals_result_, best_iteration_; early stopping keeps the best iteration's trees."""

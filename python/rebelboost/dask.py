@@ -457,6 +457,7 @@ class _DaskMixin:
 
     def _finish(self, local, result, stats, classes, names, n_features):
         model = _core.Model.from_bytes(result["model"])
+        self._check_divergence(result["stop_reason"], result["stop_message"], model.n_learners)
         self.classes_ = classes
         self.n_features_in_ = n_features
         if names is not None:

@@ -229,6 +229,10 @@ def test_parameters_are_checked_by_the_local_rules(client):
     with pytest.raises(ValueError, match="Only binary"):
         DaskAdaBoostClassifier(client=client).fit(Xd, da.from_array(np.arange(200) % 3, chunks=100))
     assert DaskREBELClassifier(client=client, max_depth=3).get_params()["max_depth"] == 3
+    with pytest.raises(ValueError, match="kept no learner"):  # the local rule for a fit that diverged at once
+        DaskAdaBoostClassifier(client=client, learning_rate=3.0).fit(Xd, yd)
+    with pytest.raises(ValueError, match="kept no learner"):
+        rebelboost.AdaBoostClassifier(learning_rate=3.0).fit(X, y)
 
 
 def test_a_worker_lost_mid_fit_is_a_clear_error_within_seconds(tmp_path):

@@ -52,10 +52,13 @@ void BinaryExpLoss::start_at(const std::vector<double>& bias) {
 }
 
 const std::int64_t* BinaryExpLoss::split_values(int layer, const std::int8_t* f) {
-  // Deeper layers hold the tree's step a fixed: g = 2 sinh(c a) y u has the sign of a, and a > 0
-  // whenever the leaves follow their weighted majority (always, unless every sum is zero).
+  // Deeper layers hold the tree's step a fixed: g = 2 sinh(c a) y u has the sign of a, and a >= 0
+  // whenever the leaves follow their weighted majority of the values searched: with every row searched,
+  // sum_n f_n q_n is the sum of the leaves' |sums| (exact integers), so the values stay q and no pass over
+  // the rows (nor, in a distributed fit, a reduction) is needed to know it. Only a search on a sample of
+  // the rows (subsample, weight_trim) can leave a < 0: then the step's sums over every row decide.
   // Every layer's values are q or -q, so the grower may reuse the previous layer's histograms.
-  const bool negated = layer > 0 && step(f).step[0] < 0;
+  const bool negated = layer > 0 && !every_row_searched_ && step(f).step[0] < 0;
   relation_ = layer == 0 ? 0 : (negated == negated_ ? 1 : -1);
   negated_ = negated;
   if (!negated) return q_.data();

@@ -21,6 +21,7 @@ class BinaryExpLoss : public Loss {
   std::vector<double> init_bias() override;
   void start_at(const std::vector<double>& bias) override;
   const std::int64_t* split_values(int layer, const std::int8_t* f) override;
+  void set_every_row_searched(bool every_row) override { every_row_searched_ = every_row; }
   int relation_to_previous_layer() const override { return relation_; }
   Step step(const std::int8_t* f) const override;
   void update(const std::int8_t* f, const std::vector<double>& a, const Step& sums) override;
@@ -66,6 +67,7 @@ class BinaryExpLoss : public Loss {
   std::vector<std::int64_t> q_negated_;
   double z_ = 1.0;          // sum of s exp(-y H): the AdaBoost loss, 1 at H = 0
   bool negated_ = false;    // split_values last returned -q
+  bool every_row_searched_ = false;  // the tree's search sees every row (no subsample, no weight_trim)
   int relation_ = 0;        // see SplitObjective::relation_to_previous_layer
 };
 
