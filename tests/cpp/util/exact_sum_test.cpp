@@ -53,7 +53,7 @@ TEST(ExactSum, MatchesAnInt128Reference) {
       const auto m = static_cast<std::int64_t>(rng() >> 11) * ((rng() & 1) ? 1 : -1);
       const int k = -static_cast<int>(rng() % 61);
       v.push_back(std::ldexp(static_cast<double>(m), k));
-      N += static_cast<Int128>(m) << (60 + k);
+      N += static_cast<Int128>(m) * (static_cast<Int128>(1) << (60 + k));  // no shift of a negative value
     }
     EXPECT_EQ(exact(v), std::ldexp(static_cast<double>(N), -60)) << trial;
   }
