@@ -438,20 +438,22 @@ class _DaskMixin:
                 wait(futures, timeout=_POLL_SECONDS)
             except TimeoutError:
                 pass
-            failed = [f for f in futures if f.status == "error"]
+            failed = [f.exception() for f in futures if f.status == "error"]
             if failed:
-                actor.abort(f"another rank failed: {failed[0].exception()!r}")
-                raise failed[0].exception()
+                _abort(actor, f"another rank failed: {failed[0]!r}")
+                # A rank's own error (bad data, say) comes first; the others only saw the abort.
+                own = [e for e in failed if not isinstance(e, DaskFitError)]
+                if own and not _lost_actor(own[0]):
+                    raise own[0]
+                raise DaskFitError(f"the fit failed on the cluster ({(own or failed)[0]!r}); no model was kept (the "
+                                   "estimator is unchanged)") from (own or failed)[0]
             if all(f.status == "finished" for f in futures):
                 return client.gather(futures)
             alive = set(client.scheduler_info(n_workers=-1)["workers"])
             lost = [addr for addr in ranks if addr not in alive]
             lost += [f"{addr} (task {f.status})" for addr, f in zip(ranks, futures) if f.status in ("lost", "cancelled")]
             if lost:
-                try:
-                    actor.abort(f"worker {lost[0]} left the cluster during fit")
-                except Exception:  # the actor's own worker may be the one lost
-                    pass
+                _abort(actor, f"worker {lost[0]} left the cluster during fit")
                 raise DaskFitError(f"worker {lost[0]} left the cluster during fit; no model was kept (the "
                                    "estimator is unchanged). Fit again on the remaining workers.")
 
@@ -525,6 +527,19 @@ class _DaskMixin:
         state = super().__getstate__()
         state["client"] = None  # a client holds sockets; the unpickled estimator uses the default client
         return state
+
+
+def _abort(actor, reason):
+    """Stop every rank waiting at the all-reduce (nothing to stop if the actor's worker is the one lost)."""
+    try:
+        actor.abort(reason).result(timeout=5)
+    except Exception:  # noqa: BLE001 - the actor, or its worker, is gone: its ranks fail on their own
+        pass
+
+
+def _lost_actor(error):
+    """Whether a rank failed because the all-reduce's worker went away (a cluster fault, not the data's)."""
+    return isinstance(error, (OSError, RuntimeError)) and ("Actor" in str(error) or "contact" in str(error))
 
 
 def _apply_block(block, local, method, kwargs, tail, dtype):
