@@ -213,12 +213,16 @@ def _as_dask_matrix(X):
 
 
 def _as_dask_vector(v, chunks, what):
+    """v as a 1-D dask array chunked like X's rows: a dask array or Series, or any 1-D array-like (labels
+    and weights are small next to X: cut into X's row blocks)."""
     if isinstance(v, dd.Series):
         v = v.to_dask_array(lengths=True)
-    if isinstance(v, np.ndarray):
-        v = da.from_array(v, chunks=(chunks,))
+    elif not isinstance(v, da.Array):
+        v = np.asarray(v)
+        if v.ndim == 1 and v.shape[0] == sum(chunks):
+            v = da.from_array(v, chunks=(chunks,))
     if not isinstance(v, da.Array) or v.ndim != 1:
-        raise TypeError(f"{what} must be a 1-D dask array or dask Series")
+        raise ValueError(f"{what} must be 1-D with one entry per row of X: a dask array or Series, or an array")
     if v.shape[0] != sum(chunks):
         raise ValueError(f"{what} has {v.shape[0]} entries; X has {sum(chunks)} rows")
     return v.rechunk((chunks,))
@@ -274,12 +278,13 @@ class _DaskMixin:
         local._validate_params()
         self._refuse_unsupported(local, eval_set)
         client = self._client()
+        watched = set(client.scheduler_info(n_workers=-1)["workers"])  # a loss of any of them stops the fit
         warm = bool(self.warm_start) and hasattr(self, "_model")
         X, names = _as_dask_matrix(X)
         chunks = X.chunks[0]
         y = _as_dask_vector(y, chunks, "y")
         w = None if sample_weight is None else _as_dask_vector(sample_weight, chunks, "sample_weight")
-        classes, per_class, totals = self._labels(y, w, local)
+        classes, per_class, totals = self._labels(client, y, w, local, watched)
         if warm and not np.array_equal(classes, self.classes_):
             raise ValueError(f"warm_start=True: y has the classes {classes.tolist()[:10]}, the fitted model "
                              f"{self.classes_.tolist()[:10]}; fit again with warm_start=False")
@@ -294,7 +299,7 @@ class _DaskMixin:
             w_fin = client.persist(w_fin)
         bin_seed, seed = self._seeds(warm)
         local._fit_seeds = (bin_seed, seed)
-        edges = self._edges(client, X, w_fin, bin_seed)
+        edges = self._edges(client, X, w_fin, bin_seed, watched)
         local.classes_ = classes
         local.n_features_in_ = X.shape[1]
         if names is not None:
@@ -303,7 +308,7 @@ class _DaskMixin:
                 "class_weights": per_class, "bin_seed": bin_seed, "seed": seed, "edges": edges,
                 "core": {**local._core_params(), **local._core_extra()}, "timeout": float(self._timeout()),
                 "init_model": self._model.to_bytes() if warm else None}
-        result, stats = self._run(client, X, y_enc, w_fin, spec, self._eval_parts(client, eval_set))
+        result, stats = self._run(client, X, y_enc, w_fin, spec, self._eval_parts(client, eval_set), watched)
         self._finish(local, result, stats, classes, names, X.shape[1])
         return self
 
@@ -325,18 +330,19 @@ class _DaskMixin:
     def _timeout(self):
         return 600.0  # seconds a rank waits for the others at one reduction before it gives up
 
-    def _labels(self, y, w, local):
+    def _labels(self, client, y, w, local, watched):
         """(classes, class_weight per class or None, (2, K) totals: rows and weights per class)."""
-        stats = dask.compute(*[dask.delayed(_label_stats)(yb, wb) for yb, wb in
-                               zip(y.to_delayed(), w.to_delayed() if w is not None else [None] * y.numblocks[0])])
+        w_blocks = w.to_delayed() if w is not None else [None] * y.numblocks[0]
+        stats = _gather_watching(client, client.compute([dask.delayed(_label_stats)(yb, wb)
+                                                         for yb, wb in zip(y.to_delayed(), w_blocks)]), watched)
         if any(s.get("bad_weight") for s in stats):
             raise ValueError("sample_weight contains a negative, NaN or infinite value; weights must be finite "
                              "and >= 0")
         classes = np.unique(np.concatenate([s["labels"] for s in stats]))
         if len(classes) > _core.MAX_CLASSES:
             raise ValueError(f"y has {len(classes)} distinct classes, more than the limit of {_core.MAX_CLASSES}")
-        parts = dask.compute(*[dask.delayed(_class_totals)(yb, wb, classes) for yb, wb in
-                               zip(y.to_delayed(), w.to_delayed() if w is not None else [None] * y.numblocks[0])])
+        parts = _gather_watching(client, client.compute([dask.delayed(_class_totals)(yb, wb, classes)
+                                                         for yb, wb in zip(y.to_delayed(), w_blocks)]), watched)
         totals = np.sum(parts, axis=0)
         per_class = None
         if local.class_weight is not None:
@@ -356,7 +362,7 @@ class _DaskMixin:
                 raise ValueError("sample_weight sums to zero; at least one weight must be positive")
         return classes, per_class, totals[1]
 
-    def _edges(self, client, X, w, bin_seed):
+    def _edges(self, client, X, w, bin_seed, watched):
         """The local fit's bin edges: its sample of global rows, taken from each block where it lives, then
         fitted in one task."""
         rows = _core.bin_sample_rows(X.shape[0], bin_seed=bin_seed).astype(np.int64)
@@ -370,7 +376,8 @@ class _DaskMixin:
             X_parts.append(client.submit(_take, keys[key], local, pure=False))
             if w is not None:
                 w_parts.append(client.submit(_take, keys[_block_keys(w)[i]], local, pure=False))
-        return client.submit(_bin_edges, X_parts, w_parts, int(self.n_bins), pure=False).result()
+        return _gather_watching(client, [client.submit(_bin_edges, X_parts, w_parts, int(self.n_bins), pure=False)],
+                                watched)[0]
 
     def _eval_parts(self, client, eval_set):
         """Each eval set as lists of blocks (futures of dask data, scattered numpy data) for every rank."""
@@ -400,7 +407,7 @@ class _DaskMixin:
             parts.append(sets)
         return parts
 
-    def _run(self, client, X, y, w, spec, eval_parts):
+    def _run(self, client, X, y, w, spec, eval_parts, watched):
         keys = {f.key: f for f in futures_of([X, y] + ([w] if w is not None else []))}
         X_keys, y_keys = _block_keys(X), _block_keys(y)
         w_keys = _block_keys(w) if w is not None else [None] * len(y_keys)
@@ -411,8 +418,9 @@ class _DaskMixin:
             addr = sorted(holders[key])[0]
             by_worker.setdefault(addr, []).append(i)
         ranks = sorted(by_worker)
-        actor = client.submit(AllReduce, len(ranks), spec["timeout"], actor=True, workers=[ranks[0]],
-                              allow_other_workers=False, pure=False).result()
+        actor = _gather_watching(client, [client.submit(AllReduce, len(ranks), spec["timeout"], actor=True,
+                                                        workers=[ranks[0]], allow_other_workers=False, pure=False)],
+                                 watched)[0]
         futures = []
         for rank, addr in enumerate(ranks):
             blocks = by_worker[addr]
@@ -421,17 +429,17 @@ class _DaskMixin:
                 [keys[w_keys[i]] for i in blocks] if w is not None else [], [int(offsets[i]) for i in blocks],
                 spec, eval_parts, workers=[addr], allow_other_workers=False, pure=False, retries=0))
         try:
-            results = self._watch(client, futures, ranks, actor)
+            results = self._watch(client, futures, watched, actor)
         finally:
             for f in futures:
                 if not f.done():
                     f.cancel()
-        actor_stats = actor.stats().result()
+        actor_stats = actor.stats().result(timeout=60)
         stats = {"workers": len(ranks), "rows_per_worker": [r["stats"]["rows"] for r in results],
                  "per_rank": [r["stats"] for r in results], **actor_stats}
         return results[0], stats
 
-    def _watch(self, client, futures, ranks, actor):
+    def _watch(self, client, futures, watched, actor):
         """Wait for every rank; a failed task or a lost worker aborts the all-reduce and raises at once."""
         while True:
             try:
@@ -449,9 +457,8 @@ class _DaskMixin:
                                    "estimator is unchanged)") from (own or failed)[0]
             if all(f.status == "finished" for f in futures):
                 return client.gather(futures)
-            alive = set(client.scheduler_info(n_workers=-1)["workers"])
-            lost = [addr for addr in ranks if addr not in alive]
-            lost += [f"{addr} (task {f.status})" for addr, f in zip(ranks, futures) if f.status in ("lost", "cancelled")]
+            lost = _lost_workers(client, watched)
+            lost += [f"task {f.key} ({f.status})" for f in futures if f.status in ("lost", "cancelled")]
             if lost:
                 _abort(actor, f"worker {lost[0]} left the cluster during fit")
                 raise DaskFitError(f"worker {lost[0]} left the cluster during fit; no model was kept (the "
@@ -527,6 +534,27 @@ class _DaskMixin:
         state = super().__getstate__()
         state["client"] = None  # a client holds sockets; the unpickled estimator uses the default client
         return state
+
+
+def _lost_workers(client, watched):
+    return sorted(set(watched) - set(client.scheduler_info(n_workers=-1)["workers"]))
+
+
+def _gather_watching(client, futures, watched):
+    """The results of `futures`, waited for in short polls: if a worker of `watched` leaves the cluster first,
+    DaskFitError (Dask alone would wait for blocks that only that worker held, for ever)."""
+    while True:
+        try:
+            wait(futures, timeout=_POLL_SECONDS)
+        except TimeoutError:
+            pass
+        if all(f.done() for f in futures):
+            return client.gather(futures)
+        lost = _lost_workers(client, watched)
+        if lost:
+            client.cancel(futures)
+            raise DaskFitError(f"worker {lost[0]} left the cluster during fit (before training started); no "
+                               "model was kept (the estimator is unchanged)")
 
 
 def _abort(actor, reason):

@@ -186,6 +186,17 @@ def test_dataframe_input_keeps_feature_names(client, tmp_path):
     assert_same_model(est, ref, frame, tmp_path)
 
 
+def test_labels_and_weights_may_be_plain_arrays(client, tmp_path):
+    X, y = data(seed=18)
+    w = np.linspace(0.5, 2.0, len(y))
+    Xd = on_workers(client, X, (500, 700), 2)
+    est = DaskAdaBoostClassifier(client=client, n_estimators=5).fit(Xd, list(y), sample_weight=w)
+    ref = rebelboost.AdaBoostClassifier(n_estimators=5).fit(X, y, sample_weight=w)
+    assert_same_model(est, ref, X, tmp_path)
+    with pytest.raises(ValueError, match="one entry per row"):
+        DaskAdaBoostClassifier(client=client).fit(Xd, y[:10])
+
+
 def test_pickle_and_load(client, tmp_path):
     X, y = data(seed=15)
     est, ref, Xd = fit_both(client, DaskAdaBoostClassifier, X, y, (600, 600), 2, n_estimators=6)
