@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import re
 import time
 
 import numpy as np
@@ -156,6 +157,16 @@ def _concat(blocks, dtype, n_features=None):
     return np.empty((0, n_features) if n_features is not None else (0,), dtype=dtype)
 
 
+# The core's messages that name a row of this rank's X (its data checks): named as rows of the whole X.
+_LOCAL_ROW_MESSAGES = ("X contains", "sample_weight contains", "label index")
+
+
+def _global_row_message(message, rows):
+    if not message.startswith(_LOCAL_ROW_MESSAGES):
+        return message
+    return re.sub(r"\brow (\d+)", lambda m: f"row {rows[int(m.group(1))]}", message)
+
+
 def _fit_part(rank, actor, X_blocks, y_blocks, w_blocks, offsets, spec, eval_blocks):
     """One rank's fit: its rows in global order, the core's training loop with reductions over the ranks.
     Returns the model (rank 0 only) and what the fit recorded."""
@@ -177,10 +188,13 @@ def _fit_part(rank, actor, X_blocks, y_blocks, w_blocks, offsets, spec, eval_blo
     if local.n_jobs is None:  # the worker's threads, not the client machine's cores
         core["n_threads"] = get_worker().state.nthreads
     init = _core.Model.from_bytes(spec["init_model"]) if spec["init_model"] is not None else None
-    model, history, stop_reason, stop_message, error, stages = _core.train(
-        X, y, w, len(local.classes_), local._loss, bin_seed=spec["bin_seed"], seed=spec["seed"],
-        callback=monitor if monitor.needed else None, init_model=init, eval_sets=[e.core_tuple() for e in evals],
-        reducer=reducer, bin_edges=spec["edges"], global_rows=rows, **core)
+    try:
+        model, history, stop_reason, stop_message, error, stages = _core.train(
+            X, y, w, len(local.classes_), local._loss, bin_seed=spec["bin_seed"], seed=spec["seed"],
+            callback=monitor if monitor.needed else None, init_model=init, eval_sets=[e.core_tuple() for e in evals],
+            reducer=reducer, bin_edges=spec["edges"], global_rows=rows, **core)
+    except ValueError as e:
+        raise ValueError(_global_row_message(str(e), rows)) from None
     if error is not None:
         raise error
     stats = {"rank": rank, "rows": int(X.shape[0]), "reductions": reducer.seq, "bytes_sent": reducer.bytes_sent,

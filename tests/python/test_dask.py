@@ -246,7 +246,7 @@ def test_parameters_are_checked_by_the_local_rules(client):
         rebelboost.AdaBoostClassifier(learning_rate=3.0).fit(X, y)
     bad = X.copy()
     bad[150, 2] = np.inf  # one rank's data error is raised as itself; the other rank only sees the abort
-    with pytest.raises(ValueError, match="infinite"):
+    with pytest.raises(ValueError, match=r"infinite value \(row 150, column 2\)"):  # the global row
         DaskAdaBoostClassifier(client=client).fit(on_workers(client, bad, (100, 100), 2), on_workers(client, y, (100, 100), 2))
 
 
