@@ -71,7 +71,8 @@ def main(argv=None):
     lines = [f"# A worker killed mid-fit ({time.strftime('%Y-%m-%d %H:%M')})", "",
              f"Command: `python bench/peers/dask_fault.py {' '.join(sys.argv[1:])}`", "",
              f"Versions: rebelboost {commit}, dask {dask.__version__}, numpy {np.__version__}, Python "
-             f"{platform.python_version()}; {os.cpu_count()} CPUs (shared VM), 2 workers x 1 thread; load before "
+             f"{platform.python_version()}; {os.cpu_count()} CPUs (shared VM), 2 workers x 1 thread, OpenMP wait policy "
+             f"{os.environ.get('OMP_WAIT_POLICY', 'default')}; load before "
              f"{[round(v, 2) for v in load_before]}, after {[round(v, 2) for v in os.getloadavg()]}.", "",
              "| worker killed (SIGKILL, 4 s into the fit) | seconds until fit raised | what fit raised |", "|---|---|---|"]
     lines += [f"| {name} | {seconds:.2f} | {message[:160]} |" for name, seconds, message in rows]

@@ -95,12 +95,14 @@ def main(argv=None):
                                                 cwd=os.path.dirname(__file__)).stdout.strip(),
             "dask": dask.__version__, "distributed": distributed.__version__, "numpy": np.__version__,
             "python": platform.python_version(), "cpus": os.cpu_count(), "workers": "2 processes x 1 thread",
+            "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY", "default"),
             "load_before": [round(v, 2) for v in load_before], "load_after": [round(v, 2) for v in os.getloadavg()],
             "date": time.strftime("%Y-%m-%d %H:%M"),
             "command": "python bench/peers/dask_latency.py " + " ".join(sys.argv[1:])}
     lines = [f"# One reduction's cost on a LocalCluster ({meta['date']})", "", f"Command: `{meta['command']}`", "",
              f"Versions: rebelboost {meta['rebelboost_commit']}, dask {meta['dask']}, distributed {meta['distributed']}, "
-             f"numpy {meta['numpy']}, Python {meta['python']}; {meta['cpus']} CPUs (shared VM), {meta['workers']}; load "
+             f"numpy {meta['numpy']}, Python {meta['python']}; {meta['cpus']} CPUs (shared VM), {meta['workers']}, "
+             f"OpenMP wait policy {meta['omp_wait_policy']}; load "
              f"before {meta['load_before']}, after {meta['load_after']}.", "",
              f"Median milliseconds per round trip over {args.rounds} rounds; payload per worker. All-reduce: the "
              "slower of the two ranks per round (a reduction ends for the fit when both have their sum).", "",

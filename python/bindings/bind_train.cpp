@@ -266,6 +266,8 @@ py::tuple train_py(const py::array& X, const Labels& y, const py::object& sample
 // The global rows whose values give the bin edges: what BinMapper::fit samples from n_rows rows.
 py::array_t<std::uint64_t> bin_sample_rows(std::size_t n_rows, std::size_t subsample, std::int64_t seed) {
   if (subsample == 0) throw InvalidArgument("bin_subsample must be positive");
+  if (std::min(n_rows, subsample) > static_cast<std::size_t>(UINT32_MAX))
+    throw InvalidArgument("a bin sample of more than 2^32 - 1 rows (the row limit of a fit)");
   const std::vector<std::size_t> rows = data::subsample_rows(n_rows, subsample, seed);
   py::array_t<std::uint64_t> out(static_cast<py::ssize_t>(rows.size()));
   std::copy(rows.begin(), rows.end(), out.mutable_data());

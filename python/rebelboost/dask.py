@@ -243,20 +243,13 @@ def _as_dask_vector(v, chunks, what):
 
 
 def _label_stats(y, w):
-    """Per block: sorted unique labels, and the weight statistics fit checks."""
-    y = np.asarray(y)
-    stats = {"labels": np.unique(y)}
-    if w is not None:
-        w = np.asarray(w, dtype=np.float64)
-        stats["bad_weight"] = bool(len(w) and (not np.all(np.isfinite(w)) or w.min() < 0))
-    return stats
-
-
-def _class_totals(y, w, classes):
-    index = np.searchsorted(classes, np.asarray(y))
+    """Per block, in one pass: its sorted labels with their rows and weight sums, and whether a weight is bad."""
+    labels, index = np.unique(np.asarray(y), return_inverse=True)
     weights = None if w is None else np.asarray(w, dtype=np.float64)
-    return np.stack([np.bincount(index, minlength=len(classes)).astype(np.float64),
-                     np.bincount(index, weights=weights, minlength=len(classes))])
+    bad = weights is not None and len(weights) > 0 and (not np.all(np.isfinite(weights)) or weights.min() < 0)
+    return {"labels": labels, "bad_weight": bool(bad),
+            "totals": np.stack([np.bincount(index, minlength=len(labels)).astype(np.float64),
+                                np.bincount(index, weights=weights, minlength=len(labels))])}
 
 
 def _encode(y, classes):
@@ -355,9 +348,9 @@ class _DaskMixin:
         classes = np.unique(np.concatenate([s["labels"] for s in stats]))
         if len(classes) > _core.MAX_CLASSES:
             raise ValueError(f"y has {len(classes)} distinct classes, more than the limit of {_core.MAX_CLASSES}")
-        parts = _gather_watching(client, client.compute([dask.delayed(_class_totals)(yb, wb, classes)
-                                                         for yb, wb in zip(y.to_delayed(), w_blocks)]), watched)
-        totals = np.sum(parts, axis=0)
+        totals = np.zeros((2, len(classes)))
+        for block in stats:
+            totals[:, np.searchsorted(classes, block["labels"])] += block["totals"]
         per_class = None
         if local.class_weight is not None:
             from sklearn.utils.class_weight import compute_class_weight

@@ -293,3 +293,11 @@ def test_the_readme_example_runs_as_written(tmp_path):
     done = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     assert (tmp_path / "model.rbm").exists()
+
+
+def test_the_bin_sample_is_bounded():
+    from rebelboost import _core
+
+    np.testing.assert_array_equal(_core.bin_sample_rows(5, 3), [0, 1, 3])  # evenly spaced, as a local fit's
+    with pytest.raises(ValueError, match="2\\^32"):
+        _core.bin_sample_rows(2**40, 2**40)

@@ -148,13 +148,15 @@ std::string loss_rise(double before, double after, int t, bool step_minimises) {
 }
 
 // The loss of params.loss for these labels and weights (rows sorted by class for REBEL's root search).
+// `weighted`: the fit has sample weights (said apart from the pointer: a participant of a distributed fit
+// without rows has none to point to, yet takes part in the weights' reduction).
 std::unique_ptr<loss::Loss> make_training_loss(const TrainParams& params, const std::int32_t* y,
-                                               const double* sample_weight, std::size_t n, std::size_t n_classes,
-                                               double smoothing, int n_threads, Reducer* reducer) {
+                                               const double* sample_weight, bool weighted, std::size_t n,
+                                               std::size_t n_classes, double smoothing, int n_threads,
+                                               Reducer* reducer) {
   std::vector<double> w_scaled;
-  if (sample_weight) {
+  if (weighted) {
     w_scaled = scaled_weights(sample_weight, n, reducer);
-    w_scaled.reserve(1);  // data() not null without rows: the loss is weighted
     sample_weight = w_scaled.data();
   }
   switch (params.loss) {
@@ -238,7 +240,7 @@ TrainResult train(MatrixView<T> X, const std::int32_t* y, const double* sample_w
     for (std::size_t r = 0; r < n; ++r) y_sorted[r] = y[rows[r]];
     y = y_sorted.data();
     if (sample_weight) {
-      w_sorted.resize(std::max<std::size_t>(n, 1));  // not null for a participant without rows: it is weighted too
+      w_sorted.resize(n);
       for (std::size_t r = 0; r < n; ++r) w_sorted[r] = sample_weight[rows[r]];
       sample_weight = w_sorted.data();
     }
@@ -246,10 +248,11 @@ TrainResult train(MatrixView<T> X, const std::int32_t* y, const double* sample_w
 
   // Eval sets are whole on every participant: their losses reduce nothing.
   const auto make_loss = [&](const std::int32_t* labels, const double* weights, std::size_t n_rows) {
-    return make_training_loss(params, labels, weights, n_rows, n_classes, smoothing, n_threads, nullptr);
+    return make_training_loss(params, labels, weights, weights != nullptr, n_rows, n_classes, smoothing, n_threads,
+                              nullptr);
   };
-  std::unique_ptr<loss::Loss> loss =
-      make_training_loss(params, y, sample_weight, n, n_classes, smoothing, n_threads, reducer);
+  std::unique_ptr<loss::Loss> loss = make_training_loss(params, y, sample_weight, original_weight != nullptr, n,
+                                                        n_classes, smoothing, n_threads, reducer);
   const auto stopped = [&] { return options.stop != nullptr && options.stop->load(std::memory_order_relaxed); };
 
   const learner::TrainingRows training_rows{rows, class_begin, original_weight};

@@ -111,9 +111,7 @@ class TreeFamily final : public Family<T> {
         throw InvalidArgument("weight_trim, subsample and feature_fraction must be in (0, 1], got " + std::to_string(v));
     sample_rows_ = params.weight_trim < 1.0 || params.subsample < 1.0;
     sample_features_ = params.feature_fraction < 1.0;
-    // At least one entry: a participant of a distributed fit without rows still searches a sample (its
-    // grower must take the sampled path, and reduce, as the others do).
-    active_rows_.resize(sample_rows_ ? std::max<std::size_t>(n_, 1) : 0);
+    active_rows_.resize(sample_rows_ ? n_ : 0);
     active_features_.resize(sample_features_ ? d_ : 0);
     mass_.resize(params.weight_trim < 1.0 ? n_ : 0);
     feature_pool_.resize(d_);
@@ -133,6 +131,7 @@ class TreeFamily final : public Family<T> {
       const util::StageScope sampling(clock_, util::Stage::kSampling);
       draw_active(loss, iteration);
     }
+    loss.set_every_row_searched(!sample_rows_);  // the loss's rule for deeper layers (binary_exp.cpp)
     grown_ = grower_.grow(loss, params_.max_depth, sample_rows_ ? active_rows_.data() : nullptr,
                           sample_features_ ? active_features_.data() : nullptr);
     const util::StageScope stage(clock_, util::Stage::kStep);

@@ -81,7 +81,6 @@ GrowResult TreeGrower::grow(SplitObjective& objective, int max_depth, const std:
                             const std::uint8_t* active_features) {
   GrowResult result;
   reset(result);
-  objective.set_every_row_searched(active_rows == nullptr);
   for (int layer = 0; layer < max_depth; ++layer) {
     if (stop_ != nullptr && stop_->load(std::memory_order_relaxed)) break;  // unfinished: the caller drops it
     const bool last_layer = layer == max_depth - 1;

@@ -29,8 +29,8 @@ class SplitObjective {
   // array belongs to the objective and stays valid until its next non-const call.
   virtual const std::int64_t* split_values(int layer, const std::int8_t* f) = 0;
 
-  // Whether the tree being grown searches every row (true) or a sample of them (the grower zeroes the
-  // values of inactive rows): grow() says so before its first split_values call. Default: a sample.
+  // Whether the tree about to be grown searches every row (true) or a sample of them (the grower zeroes the
+  // values of inactive rows): the caller of grow() says so first. Default: a sample.
   virtual void set_every_row_searched(bool /*every_row*/) {}
 
   // How the values split_values(layer, .) last returned relate to those it returned for layer - 1 of the
