@@ -301,3 +301,28 @@ def test_the_bin_sample_is_bounded():
     np.testing.assert_array_equal(_core.bin_sample_rows(5, 3), [0, 1, 3])  # evenly spaced, as a local fit's
     with pytest.raises(ValueError, match="2\\^32"):
         _core.bin_sample_rows(2**40, 2**40)
+
+
+def test_the_cores_distributed_arguments_are_checked():
+    """What a rank hands the core: bin edges, global row indices and the reducer's replies are checked."""
+    from rebelboost import _core
+
+    X, y = data(n=50, nan=False)
+    y = y.astype(np.int32)
+    edges = _core.bin_edges(X, 256)
+    rows = np.arange(50, dtype=np.uint64)
+
+    def fit(**kw):
+        args = dict(reducer=lambda v, op: v, bin_edges=edges, global_rows=rows)
+        args.update(kw)
+        return _core.train(X, y, None, 2, "adaboost", 2, 2, 256, 1.0, 1, **args)
+
+    assert fit()[0].n_learners == 2  # one participant: its own totals
+    with pytest.raises(ValueError, match="bin edges for 3 features"):
+        fit(bin_edges=edges[:3])
+    with pytest.raises(ValueError, match="not finite and increasing"):
+        fit(bin_edges=[e[::-1].copy() for e in edges])
+    with pytest.raises(ValueError, match="global_rows"):
+        fit(global_rows=rows[:10])
+    with pytest.raises(ValueError, match="wrong length"):
+        fit(reducer=lambda v, op: v[:1])
