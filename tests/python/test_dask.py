@@ -128,6 +128,21 @@ def test_weights_subsample_feature_fraction(client, tmp_path, cls):
     assert_same_model(est, ref, X, tmp_path)
 
 
+@pytest.mark.parametrize("quick", [True, "auto"])
+def test_pruning_across_workers_keeps_the_local_model(client, tmp_path, quick):
+    # quick=True: every layer takes the distributed pruned pass (three reductions); "auto" on layers large
+    # enough to choose, with clean labels so that the mass concentrates and the pruned pass is probed.
+    n = 60_000 if quick == "auto" else 3000
+    X, _ = data(n=n, d=18, nan=quick is True, seed=5)
+    y = (X[:, 0] + 0.5 * np.nan_to_num(X[:, 1]) > 0.2).astype(np.int64)
+    est, ref, _ = fit_both(client, DaskAdaBoostClassifier, X, y, (n // 3, 0, n - n // 3), 2, n_estimators=25,
+                           max_depth=3, quick=quick)
+    assert_same_model(est, ref, X, tmp_path)
+    history = est.fit_info_["quick_nodes"]
+    assert sum(history) > 0, "the pruned pass never ran"
+    assert sum(est.fit_info_["features_pruned"]) > 0
+
+
 def test_gini_criterion_and_float32(client, tmp_path):
     X, y = data(seed=8)
     X = X.astype(np.float32)

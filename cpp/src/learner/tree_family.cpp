@@ -101,9 +101,8 @@ class TreeFamily final : public Family<T> {
         global_rows_(distributed ? distributed->global_rows : nullptr),
         bins_(params.n_bins, params.bin_subsample, params.bin_seed),
         binned_(fit_and_bin(bins_, X, rows, n_threads, distributed)),
-        // A distributed part searches every node by the full scan (the same trees as any quick mode) of its
-        // rows, totals reduced over the participants (grower.hpp).
-        grower_(binned_, bins_, n_threads, rows.class_begin, distributed ? tree::QuickMode::kOff : quick_mode(params),
+        // A distributed part searches its rows, totals reduced over the participants (grower.hpp).
+        grower_(binned_, bins_, n_threads, rows.class_begin, quick_mode(params),
                 {params.quick_eta, params.quick_chunks}, criterion(params), /*subtraction=*/true,
                 distributed ? distributed->reducer : nullptr) {
     for (const double v : {params.weight_trim, params.subsample, params.feature_fraction})

@@ -14,6 +14,7 @@
 #include <stdexcept>
 
 #include "tree/histogram.hpp"
+#include "tree/layer_plan.hpp"
 #include "util/parallel.hpp"
 #include "util/reduce.hpp"
 
@@ -29,28 +30,7 @@ std::int8_t sign_or(std::int64_t v, std::int8_t fallback) {
 // less than writing and reading the buffer (n_features x 2 KiB).
 constexpr std::size_t kMinStoredRows = 512;
 
-constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
-
 }  // namespace
-
-// One histogram job of a layer: leaf `leaf` is built from its rows; for a pair of siblings, `large` (the
-// other one, with at least as many rows) is then the parent's histograms (relation x parent) minus it.
-struct TreeGrower::LayerPlan {
-  struct Job {
-    std::size_t leaf;
-    std::size_t large = kNone;
-    int buffer = -1;        // pool buffer for `leaf`, or -1: per-thread scratch (not kept)
-    int large_buffer = -1;  // the parent's buffer, which becomes `large`'s
-  };
-  std::vector<Job> jobs;
-  std::vector<std::uint8_t> searched;  // per leaf: searched in this layer
-  std::vector<SplitInfo> best;         // per leaf x feature (full scan) or per leaf x 1 (pruned pass)
-  std::vector<std::int64_t> total;     // per leaf: sum of this layer's values
-  bool totals_complete = false;        // total holds every leaf's sum (a distributed layer's reduction)
-  int relation = 0;
-  bool quick = false;
-  std::size_t built_rows = 0;          // rows read by histogram builds
-};
 
 TreeGrower::TreeGrower(const data::BinnedMatrix& X, const data::BinMapper& bins, int n_threads,
                        std::vector<std::size_t> class_begin, QuickMode quick, QuickParams quick_params,
@@ -59,10 +39,10 @@ TreeGrower::TreeGrower(const data::BinnedMatrix& X, const data::BinMapper& bins,
       subtraction_(subtraction), reducer_(reducer),
       // Pruning is implemented for the loss criterion; Gini always scans in full.
       pruned_(X, bins, n_threads, criterion == Criterion::kGini ? QuickMode::kOff : quick, quick_params),
+      reduced_quick_(reducer == nullptr || criterion == Criterion::kGini ? QuickMode::kOff : quick),
       pool_(X.n_features, histogram_parts(criterion)) {
   if (criterion_ == Criterion::kGini && class_begin_.size() != 3)
     throw std::logic_error("Gini criterion needs rows sorted by class (2 classes)");
-  if (reducer_ && quick != QuickMode::kOff) throw std::logic_error("a distributed grower needs quick off");
   q_ordered_.resize(X.n_samples);
 }
 
@@ -91,14 +71,16 @@ GrowResult TreeGrower::grow(SplitObjective& objective, int max_depth, const std:
     int relation = 0;
     const std::int64_t* q = layer_values(objective, layer, result, active_rows, relation);
     // Which pass searches this layer: one decision, from the mass concentration of its largest open leaf.
-    std::size_t largest = kNone;
+    std::size_t largest = kNoLeaf;
     for (std::size_t l = 0; l < leaves_.size(); ++l)
       if (leaves_[l].rows() >= 2 && !(leaves_[l].settled && relation != 0) &&
-          (largest == kNone || leaves_[l].rows() > leaves_[largest].rows()))
+          (largest == kNoLeaf || leaves_[l].rows() > leaves_[largest].rows()))
         largest = l;
     double mass90 = -1.0;
     bool quick = false;
-    if (largest != kNone && pruned_.mode() != QuickMode::kOff) {
+    if (reducer_) {  // the same choice on every participant, from reduced figures
+      quick = reduced_quick_.choose(layer, active_list(active_features).size());
+    } else if (largest != kNoLeaf && pruned_.mode() != QuickMode::kOff) {
       const util::StageScope stage(clock_, util::Stage::kQuickSearch);
       quick = pruned_.choose(layer, partition_.identity() ? nullptr : partition_.rows(leaves_[largest].begin),
                              leaves_[largest].rows(), q, active_features, mass90);
@@ -106,9 +88,12 @@ GrowResult TreeGrower::grow(SplitObjective& objective, int max_depth, const std:
     if (layer == 0) result.mass90_fraction = mass90;
     LayerPlan plan = plan_layer(relation, last_layer, quick);
     const auto start = std::chrono::steady_clock::now();
-    if (reducer_) {
+    if (reducer_ && quick) {
+      const util::StageScope stage(clock_, util::Stage::kQuickSearch);
+      search_reduced_pruned(plan, layer, q, active_features, result);
+    } else if (reducer_) {
       const util::StageScope stage(clock_, util::Stage::kHistograms);
-      search_reduced(plan, q, active_features, result);
+      search_reduced(plan, layer, q, active_features, result);
     } else if (quick) {
       const util::StageScope stage(clock_, util::Stage::kQuickSearch);
       search_pruned(plan, q, layer == 0 ? mass90 : -1.0, active_features, result);
@@ -119,8 +104,9 @@ GrowResult TreeGrower::grow(SplitObjective& objective, int max_depth, const std:
     std::size_t searched_rows = 0;
     for (std::size_t l = 0; l < leaves_.size(); ++l)
       if (plan.searched[l]) searched_rows += leaves_[l].rows();
-    pruned_.record(layer, quick, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
-                   searched_rows);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (reducer_) reduced_quick_.finish_layer(layer, quick, seconds);
+    else pruned_.record(layer, quick, seconds, searched_rows);
     const util::StageScope stage(clock_, util::Stage::kLeafValues);
     if (!apply_layer(plan, q, result, last_layer)) break;
   }
@@ -214,7 +200,7 @@ TreeGrower::LayerPlan TreeGrower::plan_layer(int relation, bool last_layer, bool
       continue;
     }
     const bool second_of_pair = l > 0 && leaves_[l - 1].parent_hist >= 0 && relation != 0;
-    if (!second_of_pair && plan.searched[l]) plan.jobs.push_back({l, kNone, store(leaf), -1});
+    if (!second_of_pair && plan.searched[l]) plan.jobs.push_back({l, kNoLeaf, store(leaf), -1});
   }
   return plan;
 }
@@ -230,29 +216,6 @@ std::size_t TreeGrower::class_split(const Leaf& leaf) const {
   }
   return lo;
 }
-
-// Where a layer's built leaves read their rows: the values in partition order (or q itself while the
-// order is the identity), and for Gini where each leaf's class-1 rows start.
-struct TreeGrower::LayerRows {
-  const std::int64_t* values;
-  const std::uint32_t* order;  // null: the identity
-  std::vector<std::size_t> class_split;
-
-  void add(const data::BinnedMatrix& X, std::size_t f, std::size_t begin, std::size_t end, std::int64_t* h) const {
-    if (begin >= end) return;
-    if (order) accumulate_gather(X.column(f), order + begin, values + begin, end - begin, h);
-    else accumulate(X.column(f) + begin, values + begin, end - begin, h);
-  }
-  // Part `part` of `parts` equal blocks of leaf l's rows added into h (Gini: class 0, then class 1).
-  void add_part(const data::BinnedMatrix& X, std::size_t f, const Leaf& leaf, std::size_t l, bool gini,
-                std::size_t part, std::size_t parts, std::int64_t* h) const {
-    const std::size_t b0 = leaf.begin + leaf.rows() * part / parts, b1 = leaf.begin + leaf.rows() * (part + 1) / parts;
-    if (!gini) return add(X, f, b0, b1, h);
-    const std::size_t split = class_split[l];
-    add(X, f, b0, std::min(b1, split), h);
-    add(X, f, std::max(b0, split), b1, h + kHistBins);
-  }
-};
 
 TreeGrower::LayerRows TreeGrower::layer_rows(LayerPlan& plan, const std::int64_t* q) {
   LayerRows rows{q, nullptr, std::vector<std::size_t>(leaves_.size(), 0)};
@@ -274,7 +237,7 @@ TreeGrower::LayerRows TreeGrower::layer_rows(LayerPlan& plan, const std::int64_t
 void TreeGrower::keep_histograms(const LayerPlan& plan, GrowResult& result) {
   for (const LayerPlan::Job& job : plan.jobs) {
     leaves_[job.leaf].hist = job.buffer;
-    if (job.large != kNone) {
+    if (job.large != kNoLeaf) {
       leaves_[job.large].hist = job.large_buffer;
       leaves_[job.leaf].parent_hist = leaves_[job.large].parent_hist = -1;
       ++result.subtracted_nodes;
@@ -331,7 +294,7 @@ void TreeGrower::search_full(LayerPlan& plan, const std::int64_t* q, const std::
       std::int64_t* h = job.buffer >= 0 ? pool_.at(job.buffer, f) : scratch;
       build(f, j, h);
       search(f, job.leaf, h);
-      if (job.large == kNone) continue;
+      if (job.large == kNoLeaf) continue;
       std::int64_t* parent = pool_.at(job.large_buffer, f);  // becomes the larger sibling's
       if (plan.relation < 0) negate_histogram(parent, stride);
       subtract_histogram(parent, h, stride);
@@ -384,74 +347,6 @@ void TreeGrower::search_pruned(LayerPlan& plan, const std::int64_t* q, double ma
     result.features_pruned += work.features_pruned;
     result.bin_accumulations += work.bin_accumulations;
   }
-}
-
-// A distributed layer: the histograms of the local rows of every leaf not settled (built, or parent - sibling
-// from this participant's own histograms of the previous layer, as search_full does), each leaf's row
-// count and sum of values, summed over the participants in one reduction; then the leaves with at least 2
-// rows in all are searched on the summed histograms, as search_full searches them.
-void TreeGrower::search_reduced(LayerPlan& plan, const std::int64_t* q, const std::uint8_t* active_features,
-                                GrowResult& result) {
-  const std::size_t n_features = X_.n_features, stride = pool_.stride(), n_leaves = leaves_.size();
-  const bool gini = criterion_ == Criterion::kGini;
-  const LayerRows rows = layer_rows(plan, q);
-  std::vector<std::size_t> active;
-  for (std::size_t f = 0; f < n_features; ++f)
-    if (!active_features || active_features[f]) active.push_back(f);
-  const std::size_t n_active = active.size(), hist_values = n_leaves * n_active * stride;
-  // [leaf][active feature][stride] histograms, then per leaf its rows, then its sum of values.
-  std::vector<std::int64_t> message(hist_values + 2 * n_leaves, 0);
-  const auto slot = [&](std::size_t leaf, std::size_t a) { return &message[(leaf * n_active + a) * stride]; };
-  const int threads = util::threads_for((plan.built_rows + plan.jobs.size() * kHistBins) * n_active, n_threads_);
-  util::parallel_for(static_cast<std::ptrdiff_t>(n_active), threads, [&](std::ptrdiff_t ai) {
-    const auto a = static_cast<std::size_t>(ai);
-    const std::size_t f = active[a];
-    for (const LayerPlan::Job& job : plan.jobs) {
-      std::int64_t* h = job.buffer >= 0 ? pool_.at(job.buffer, f) : slot(job.leaf, a);
-      std::fill(h, h + stride, 0);
-      rows.add_part(X_, f, leaves_[job.leaf], job.leaf, gini, 0, 1, h);
-      if (job.buffer >= 0) std::copy(h, h + stride, slot(job.leaf, a));
-      if (job.large == kNone) continue;
-      std::int64_t* parent = pool_.at(job.large_buffer, f);  // this participant's: becomes the larger sibling's
-      if (plan.relation < 0) negate_histogram(parent, stride);
-      subtract_histogram(parent, h, stride);
-      std::copy(parent, parent + stride, slot(job.large, a));
-    }
-  });
-  keep_histograms(plan, result);
-  for (std::size_t l = 0; l < n_leaves; ++l) {
-    message[hist_values + l] = static_cast<std::int64_t>(leaves_[l].rows());
-    for (std::size_t i = leaves_[l].begin; i < leaves_[l].end; ++i) message[hist_values + n_leaves + l] += q[partition_.row(i)];
-  }
-  util::reduce_counts(message.data(), message.size(), reducer_);
-  plan.best.assign(n_leaves * n_features, SplitInfo{});
-  plan.totals_complete = true;
-  for (std::size_t l = 0; l < n_leaves; ++l) {
-    plan.searched[l] = plan.searched[l] && message[hist_values + l] >= 2;
-    plan.total[l] = message[hist_values + n_leaves + l];
-    result.full_nodes += plan.searched[l];
-  }
-  const std::uint8_t missing = bins_.missing_bin();
-  util::parallel_for(static_cast<std::ptrdiff_t>(n_active), util::threads_for(n_leaves * n_active * stride, n_threads_),
-                     [&](std::ptrdiff_t ai) {
-                       const auto a = static_cast<std::size_t>(ai);
-                       for (std::size_t l = 0; l < n_leaves; ++l)
-                         if (plan.searched[l])
-                           plan.best[l * n_features + active[a]] = feature_split(
-                               slot(l, a), criterion_, bins_.n_value_bins(active[a]), missing, static_cast<std::int32_t>(active[a]));
-                     });
-  result.bin_accumulations += static_cast<std::int64_t>(plan.built_rows * n_active);
-}
-
-RootSplit TreeGrower::reduced_multiclass_root(const std::int64_t* v, std::size_t K, const std::uint8_t* active_features) {
-  std::vector<std::int64_t> hists(X_.n_features * 2 * static_cast<std::size_t>(kHistBins) * K);
-  multiclass_histograms(X_, v, K, class_begin_, n_threads_, active_features, hists.data());
-  util::reduce_counts(hists.data(), hists.size(), reducer_);
-  RootSplit r = multiclass_root_from_histograms(hists.data(), bins_, K, active_features, n_threads_);
-  r.bin_accumulations = static_cast<std::int64_t>(X_.n_samples) *
-                        (active_features ? std::count(active_features, active_features + X_.n_features, 1)
-                                         : static_cast<std::ptrdiff_t>(X_.n_features));
-  return r;
 }
 
 bool TreeGrower::apply_layer(LayerPlan& plan, const std::int64_t* q, GrowResult& result, bool last_layer) {

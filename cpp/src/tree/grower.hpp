@@ -4,6 +4,8 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
+#include <utility>
 #include <vector>
 
 #include "data/bin_mapper.hpp"
@@ -15,6 +17,7 @@
 #include "tree/node_search.hpp"
 #include "tree/partition.hpp"
 #include "tree/quick_prune.hpp"
+#include "tree/reduced_search.hpp"
 #include "tree/split.hpp"
 #include "util/stage_clock.hpp"
 
@@ -65,9 +68,9 @@ class TreeGrower {
   // class_begin (K + 1 row offsets of the class blocks) is needed only by multi-class objectives.
   // reducer (null: a local fit): X holds one participant's rows of a distributed fit; every layer's
   // histograms, row counts and totals are summed over the participants before the search (one reduction
-  // per layer), so every participant grows the tree a local fit of all rows grows. It needs quick off (the
-  // pruned pass only saves work; the tree is the same); subtraction works on each participant's own
-  // histograms, so which sibling is built stays a local choice.
+  // per layer; the pruned pass: three smaller ones, reduced_search.hpp), so every participant grows the
+  // tree a local fit of all rows grows. Subtraction works on each participant's own histograms, so which
+  // sibling is built stays a local choice.
   TreeGrower(const data::BinnedMatrix& X, const data::BinMapper& bins, int n_threads,
              std::vector<std::size_t> class_begin = {}, QuickMode quick = QuickMode::kOff,
              QuickParams quick_params = {}, Criterion criterion = Criterion::kLoss, bool subtraction = true,
@@ -102,7 +105,9 @@ class TreeGrower {
     std::size_t rows() const { return end - begin; }
   };
 
-  // How one layer obtains each open leaf's histograms and searches it (see grower.cpp).
+  static constexpr std::size_t kNoLeaf = std::numeric_limits<std::size_t>::max();
+
+  // How one layer obtains each open leaf's histograms and searches it (layer_plan.hpp).
   struct LayerPlan;
 
   void reset(GrowResult& result);
@@ -121,7 +126,19 @@ class TreeGrower {
   std::size_t row_parts(std::size_t n_active, int threads, std::size_t built_rows, std::size_t n_jobs) const;
   void build_parts(const LayerPlan& plan, const LayerRows& rows, std::size_t parts, int threads,
                    const std::uint8_t* active_features);
-  void search_reduced(LayerPlan& plan, const std::int64_t* q, const std::uint8_t* active_features, GrowResult& result);
+  // The distributed searches (reduced_search.cpp).
+  std::vector<std::size_t> active_list(const std::uint8_t* active_features) const;
+  void local_leaf_totals(const std::int64_t* q, std::int64_t* block, bool with_mass) const;
+  void read_leaf_totals(LayerPlan& plan, const std::int64_t* block, GrowResult& result, bool quick);
+  void search_reduced(LayerPlan& plan, int layer, const std::int64_t* q, const std::uint8_t* active_features,
+                      GrowResult& result);
+  std::int64_t local_bounds(const LayerPlan& plan, const std::int64_t* q, const std::vector<std::size_t>& active,
+                            std::int64_t* bounds);
+  std::vector<std::int64_t> reduced_histograms(const LayerRows& rows,
+                                               const std::vector<std::pair<std::size_t, std::size_t>>& pairs,
+                                               std::int64_t& adds);
+  void search_reduced_pruned(LayerPlan& plan, int layer, const std::int64_t* q, const std::uint8_t* active_features,
+                             GrowResult& result);
   RootSplit reduced_multiclass_root(const std::int64_t* v, std::size_t K, const std::uint8_t* active_features);
   void search_pruned(LayerPlan& plan, const std::int64_t* q, double mass90, const std::uint8_t* active_features,
                      GrowResult& result);
@@ -143,6 +160,7 @@ class TreeGrower {
   bool subtraction_;
   Reducer* reducer_;
   PrunedSearch pruned_;
+  ReducedQuickPolicy reduced_quick_;  // distributed fits: which pass each layer takes
   HistogramPool pool_;
   RowPartition partition_;
   std::vector<Leaf> leaves_;

@@ -63,6 +63,7 @@ class PrunedSearch {
                QuickParams params);
 
   QuickMode mode() const { return mode_; }
+  const QuickParams& params() const { return params_; }
 
   // Whether the open leaves of `layer` (all of them: one decision per layer) take the pruned pass, from the
   // mass concentration of the largest one (its rows and values q). Also returns that concentration.

@@ -4,12 +4,12 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <cstdlib>
 #include <condition_variable>
 #include <cstdint>
 #include <exception>
 #include <mutex>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "data/bin_mapper.hpp"
@@ -30,7 +30,6 @@ class ThreadReducer {
     std::unique_lock<std::mutex> lock(mutex_);
     const std::uint64_t round = round_;
     if (arrived_ == 0) result_.assign(data, data + size);
-    else if (size != result_.size()) std::abort();  // participants out of step: a bug in the engine
     else if (size != result_.size()) std::abort();  // participants out of step: a bug in the engine
     else
       for (std::size_t i = 0; i < size; ++i) result_[i] = is_max ? std::max(result_[i], data[i]) : result_[i] + data[i];
@@ -74,13 +73,13 @@ std::vector<std::vector<double>> global_edges(const testing::Dense<double>& X, c
 }
 
 // Trains with the rows cut at `cuts` (participant k holds rows [cuts[k], cuts[k+1])); every participant's
-// serialized model.
-std::vector<std::string> train_split(const testing::Dense<double>& X, const std::vector<std::int32_t>& y,
+// result.
+std::vector<TrainResult> train_parts(const testing::Dense<double>& X, const std::vector<std::int32_t>& y,
                                      const std::vector<double>* w, std::size_t K, const TrainParams& p,
                                      const std::vector<std::size_t>& cuts) {
   const std::size_t parts = cuts.size() - 1;
   ThreadReducer shared(parts);
-  std::vector<std::string> models(parts);
+  std::vector<TrainResult> results(parts);
   std::vector<std::exception_ptr> errors(parts);
   const auto edges = global_edges(X, p, w ? w->data() : nullptr);
   std::vector<std::thread> threads;
@@ -98,7 +97,7 @@ std::vector<std::string> train_split(const testing::Dense<double>& X, const std:
         TrainOptions<double> options;
         options.distributed = &part;
         const auto view = MatrixView<double>::row_major(X.c_order.data() + begin * X.n_cols, n, X.n_cols);
-        models[k] = serialize(train(view, y.data() + begin, w ? w->data() + begin : nullptr, K, p, options).model);
+        results[k] = train(view, y.data() + begin, w ? w->data() + begin : nullptr, K, p, options);
       } catch (...) {
         errors[k] = std::current_exception();
       }
@@ -107,6 +106,15 @@ std::vector<std::string> train_split(const testing::Dense<double>& X, const std:
   for (std::thread& t : threads) t.join();
   for (const std::exception_ptr& e : errors)
     if (e) std::rethrow_exception(e);
+  return results;
+}
+
+// Every participant's serialized model.
+std::vector<std::string> train_split(const testing::Dense<double>& X, const std::vector<std::int32_t>& y,
+                                     const std::vector<double>* w, std::size_t K, const TrainParams& p,
+                                     const std::vector<std::size_t>& cuts) {
+  std::vector<std::string> models;
+  for (const TrainResult& r : train_parts(X, y, w, K, p, cuts)) models.push_back(serialize(r.model));
   return models;
 }
 
@@ -140,6 +148,82 @@ TEST(Distributed, EveryParticipantGrowsTheLocalModelForEveryLossAndSplit) {
         }
       }
     }
+  }
+}
+
+// The pruned pass of a distributed layer (quick on): the participants' bounds prune features, and the
+// trees are still the local fit's, for each loss, with NaN, weights, row and feature sampling, and
+// participants without rows.
+TEST(Distributed, PruningAcrossParticipantsKeepsTheLocalModel) {
+  const auto X = testing::random_matrix(3000, 12, 5, 0.05);
+  for (LossKind loss : {LossKind::kAdaBoost, LossKind::kVebBoost, LossKind::kRebel}) {
+    const std::size_t K = loss == LossKind::kRebel ? 3 : 2;
+    auto y = testing::noisy_labels(X, 2, 0.1);
+    if (K == 3)
+      for (std::size_t i = 0; i < X.n_rows; ++i) y[i] += X.at(i, 4) > 0.7 ? 1 : 0;
+    std::vector<double> w(X.n_rows);
+    for (std::size_t i = 0; i < w.size(); ++i) w[i] = 0.25 + static_cast<double>(i % 4);
+    for (int depth : {1, 3, 5}) {
+      TrainParams p;
+      p.loss = loss;
+      p.n_estimators = 15;
+      p.max_depth = depth;
+      p.n_threads = 2;
+      p.quick = 1;
+      p.feature_fraction = depth == 3 ? 0.7 : 1.0;
+      p.subsample = depth == 5 ? 0.8 : 1.0;
+      p.seed = 9;
+      const TrainResult local = train(X.c_view(), y.data(), w.data(), K, p);
+      int pruned = 0;
+      for (const IterationInfo& it : local.history) pruned += it.features_pruned;
+      const std::string expected = serialize(local.model);
+      for (const auto& [quick, cuts] : {std::pair<int, std::vector<std::size_t>>{1, {0, 0, 999, 2000, 3000}}, {2, {0, 1400, 3000}}}) {
+        p.quick = quick;
+        for (const std::string& model : train_split(X, y, &w, K, p, cuts))
+          EXPECT_EQ(model, expected) << loss_name(loss) << " depth " << depth << " quick " << quick << " parts "
+                                     << cuts.size() - 1;
+      }
+      if (loss != LossKind::kRebel || depth > 1) EXPECT_GT(pruned, 0) << loss_name(loss) << " depth " << depth;
+    }
+  }
+}
+
+// The distributed pruned pass prunes too: a participant's history counts the features it skipped.
+TEST(Distributed, ParticipantsSkipFeaturesTheBoundsPrune) {
+  const auto X = testing::random_matrix(4000, 16, 8, 0.0);
+  const auto y = testing::noisy_labels(X, 1, 0.05);  // one informative feature: the rest lose
+  TrainParams p;
+  p.n_estimators = 10;
+  p.max_depth = 2;
+  p.quick = 1;
+  p.n_threads = 1;
+  const std::vector<IterationInfo> history = train_parts(X, y, nullptr, 2, p, {0, 2000, 4000})[0].history;
+  int pruned = 0, quick_nodes = 0;
+  for (const IterationInfo& it : history) {
+    pruned += it.features_pruned;
+    quick_nodes += it.quick_nodes;
+  }
+  EXPECT_GT(quick_nodes, 0);
+  EXPECT_EQ(quick_nodes, 30);
+  EXPECT_GT(pruned, quick_nodes * 5);  // a third of the 15 features that cannot win, and more (283 when written)
+}
+
+// quick auto on layers large enough to choose: every participant makes the same choice each layer (else
+// their reductions would differ in size and the in-memory reducer aborts), the pruned pass is probed once
+// the mass concentrates, and the model is still the local one.
+TEST(Distributed, AutoChoosesTheSamePassOnEveryParticipant) {
+  const auto X = testing::random_matrix(100000, 11, 12, 0.0);
+  const auto y = testing::noisy_labels(X, 4, 0.0);  // clean labels: the mass concentrates on the boundary
+  TrainParams p;
+  p.n_estimators = 40;
+  p.max_depth = 3;
+  p.n_threads = 1;
+  const std::string expected = serialize(train(X.c_view(), y.data(), nullptr, 2, p).model);
+  for (const TrainResult& r : train_parts(X, y, nullptr, 2, p, {0, 30000, 30000, 100000})) {
+    EXPECT_EQ(serialize(r.model), expected);
+    int quick_nodes = 0;
+    for (const IterationInfo& it : r.history) quick_nodes += it.quick_nodes;
+    EXPECT_GT(quick_nodes, 0);
   }
 }
 
