@@ -86,7 +86,9 @@ GrowResult TreeGrower::grow(SplitObjective& objective, int max_depth, const std:
                              leaves_[largest].rows(), q, active_features, mass90);
     }
     if (layer == 0) result.mass90_fraction = mass90;
-    LayerPlan plan = plan_layer(relation, last_layer, quick);
+    // A participant of a distributed pruned pass builds no histogram jobs when its heavy rows are few.
+    LayerPlan plan = plan_layer(relation, last_layer,
+                                reducer_ ? quick && ReducedQuickPolicy::heavy_rows_are_few(X_.n_samples, q) : quick);
     const auto start = std::chrono::steady_clock::now();
     if (reducer_ && quick) {
       const util::StageScope stage(clock_, util::Stage::kQuickSearch);

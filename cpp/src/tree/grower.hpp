@@ -132,11 +132,16 @@ class TreeGrower {
   void read_leaf_totals(LayerPlan& plan, const std::int64_t* block, GrowResult& result, bool quick);
   void search_reduced(LayerPlan& plan, int layer, const std::int64_t* q, const std::uint8_t* active_features,
                       GrowResult& result);
-  std::int64_t local_bounds(const LayerPlan& plan, const std::int64_t* q, const std::vector<std::size_t>& active,
-                            std::int64_t* bounds);
-  std::vector<std::int64_t> reduced_histograms(const LayerRows& rows,
+  void build_local_histograms(LayerPlan& plan, const LayerRows& rows, const std::vector<std::size_t>& active,
+                              std::int64_t* out, GrowResult& result);
+  std::int64_t heavy_subset(const Leaf& leaf, const std::int64_t* q, double share, std::vector<std::uint32_t>& rows,
+                            std::vector<std::int64_t>& values) const;
+  void local_bounds(const LayerPlan& plan, const std::int64_t* q, const std::vector<std::size_t>& active,
+                    const std::int64_t* local, const std::int64_t* masses, std::int64_t* bounds, GrowResult& result);
+  std::vector<std::int64_t> reduced_histograms(const LayerRows& rows, const std::vector<std::size_t>& active,
+                                               const std::int64_t* local,
                                                const std::vector<std::pair<std::size_t, std::size_t>>& pairs,
-                                               std::int64_t& adds);
+                                               GrowResult& result);
   void search_reduced_pruned(LayerPlan& plan, int layer, const std::int64_t* q, const std::uint8_t* active_features,
                              GrowResult& result);
   RootSplit reduced_multiclass_root(const std::int64_t* v, std::size_t K, const std::uint8_t* active_features);

@@ -98,6 +98,10 @@ void order_by_weight(const std::uint32_t* rows, std::size_t n, const std::int64_
 }
 
 double estimate_mass90_fraction(const std::uint32_t* rows, std::size_t n, const std::int64_t* q) {
+  return estimate_mass_fraction(rows, n, q, 0.9);
+}
+
+double estimate_mass_fraction(const std::uint32_t* rows, std::size_t n, const std::int64_t* q, double mass_share) {
   if (n == 0) return 1.0;
   const std::size_t stride = std::max<std::size_t>(1, n / 2048);
   double count[64] = {}, mass[64] = {};
@@ -112,7 +116,7 @@ double estimate_mass90_fraction(const std::uint32_t* rows, std::size_t n, const 
     total_mass += static_cast<double>(v);
   }
   if (total_mass <= 0.0) return 1.0;
-  const double target = 0.9 * total_mass;
+  const double target = mass_share * total_mass;
   double m = 0.0, c = 0.0;
   for (int b = 63; b >= 0; --b) {
     if (m + mass[b] >= target) return (c + count[b] * (target - m) / mass[b]) / total_count;

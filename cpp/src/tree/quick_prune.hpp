@@ -99,6 +99,8 @@ void order_by_weight(const std::uint32_t* rows, std::size_t n, const std::int64_
 // sample of at most ~2048 rows, bucketed by binary exponent, interpolated inside the last bucket. Cheap
 // enough to run for every node (a few microseconds).
 double estimate_mass90_fraction(const std::uint32_t* rows, std::size_t n, const std::int64_t* q);
+// The same for any share of the mass in (0, 1].
+double estimate_mass_fraction(const std::uint32_t* rows, std::size_t n, const std::int64_t* q, double mass_share);
 
 // Best split of the node whose rows (heaviest first) and values are given; identical to the best over
 // features of best_split() on full histograms (found() false when no split strictly beats the node).

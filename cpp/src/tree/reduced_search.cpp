@@ -33,11 +33,21 @@ bool ReducedQuickPolicy::choose(int layer, std::size_t n_active) {
   return kind.chooser.use_quick(kind.mass90);
 }
 
+std::vector<std::uint32_t> ReducedQuickPolicy::sample_rows(std::size_t n) {
+  std::vector<std::uint32_t> sample;  // estimate_mass_fraction reads at most ~2048 rows
+  for (std::size_t i = 0; i < n; i += std::max<std::size_t>(1, n / 2048)) sample.push_back(static_cast<std::uint32_t>(i));
+  return sample;
+}
+
+bool ReducedQuickPolicy::heavy_rows_are_few(std::size_t n, const std::int64_t* q) {
+  const std::vector<std::uint32_t> sample = sample_rows(n);
+  return n > 0 && estimate_mass_fraction(sample.data(), sample.size(), q, 0.99) <= kFewHeavyRows;
+}
+
 void ReducedQuickPolicy::append_stats(int layer, std::size_t n, const std::int64_t* q, std::int64_t* tail) const {
   if (mode_ != QuickMode::kAuto) return;
   const Kind& kind = kinds_[layer > 0];
-  std::vector<std::uint32_t> sample;  // estimate_mass90_fraction reads at most ~2048 rows
-  for (std::size_t i = 0; i < n; i += std::max<std::size_t>(1, n / 2048)) sample.push_back(static_cast<std::uint32_t>(i));
+  const std::vector<std::uint32_t> sample = sample_rows(n);
   tail[0] = 1;
   tail[1] = static_cast<std::int64_t>(n);
   tail[2] = n == 0 ? 0 : static_cast<std::int64_t>(estimate_mass90_fraction(sample.data(), sample.size(), q) * static_cast<double>(n));
@@ -89,21 +99,14 @@ void TreeGrower::read_leaf_totals(LayerPlan& plan, const std::int64_t* block, Gr
   }
 }
 
-// A distributed layer: the histograms of the local rows of every leaf not settled (built, or parent - sibling
-// from this participant's own histograms of the previous layer, as search_full does), each leaf's row
-// count and sum of values, summed over the participants in one reduction; then the leaves with at least 2
-// rows in all are searched on the summed histograms, as search_full searches them.
-void TreeGrower::search_reduced(LayerPlan& plan, int layer, const std::int64_t* q, const std::uint8_t* active_features,
-                                GrowResult& result) {
-  const std::size_t n_features = X_.n_features, stride = pool_.stride(), n_leaves = leaves_.size();
+// Every built leaf's histograms of this participant's rows for every active feature, into
+// out[(leaf * n_active + a) * stride]: built from its rows, or parent - sibling from the participant's own
+// histograms of the previous layer (search_full's subtraction). The leaves keep their pool buffers.
+void TreeGrower::build_local_histograms(LayerPlan& plan, const LayerRows& rows, const std::vector<std::size_t>& active,
+                                        std::int64_t* out, GrowResult& result) {
+  const std::size_t stride = pool_.stride(), n_active = active.size();
   const bool gini = criterion_ == Criterion::kGini;
-  const LayerRows rows = layer_rows(plan, q);
-  const std::vector<std::size_t> active = active_list(active_features);
-  const std::size_t n_active = active.size(), hist_values = n_leaves * n_active * stride;
-  // [leaf][active feature][stride] histograms, then per leaf its rows, then its sum of values, then the
-  // policy's figures.
-  std::vector<std::int64_t> message(hist_values + 2 * n_leaves + reduced_quick_.stats_size(), 0);
-  const auto slot = [&](std::size_t leaf, std::size_t a) { return &message[(leaf * n_active + a) * stride]; };
+  const auto slot = [&](std::size_t leaf, std::size_t a) { return out + (leaf * n_active + a) * stride; };
   const int threads = util::threads_for((plan.built_rows + plan.jobs.size() * kHistBins) * n_active, n_threads_);
   util::parallel_for(static_cast<std::ptrdiff_t>(n_active), threads, [&](std::ptrdiff_t ai) {
     const auto a = static_cast<std::size_t>(ai);
@@ -121,6 +124,22 @@ void TreeGrower::search_reduced(LayerPlan& plan, int layer, const std::int64_t* 
     }
   });
   keep_histograms(plan, result);
+  result.bin_accumulations += static_cast<std::int64_t>(plan.built_rows * n_active);
+}
+
+// A distributed layer: the histograms of the local rows of every leaf not settled, each leaf's row count
+// and sum of values, summed over the participants in one reduction; then the leaves with at least 2 rows
+// in all are searched on the summed histograms, as search_full searches them.
+void TreeGrower::search_reduced(LayerPlan& plan, int layer, const std::int64_t* q, const std::uint8_t* active_features,
+                                GrowResult& result) {
+  const std::size_t n_features = X_.n_features, stride = pool_.stride(), n_leaves = leaves_.size();
+  const LayerRows rows = layer_rows(plan, q);
+  const std::vector<std::size_t> active = active_list(active_features);
+  const std::size_t n_active = active.size(), hist_values = n_leaves * n_active * stride;
+  // [leaf][active feature][stride] histograms, then per leaf its rows, then its sum of values, then the
+  // policy's figures.
+  std::vector<std::int64_t> message(hist_values + 2 * n_leaves + reduced_quick_.stats_size(), 0);
+  build_local_histograms(plan, rows, active, message.data(), result);
   local_leaf_totals(q, &message[hist_values], false);
   reduced_quick_.append_stats(layer, X_.n_samples, q, &message[hist_values + 2 * n_leaves]);
   util::reduce_counts(message.data(), message.size(), reducer_);
@@ -128,6 +147,7 @@ void TreeGrower::search_reduced(LayerPlan& plan, int layer, const std::int64_t* 
   read_leaf_totals(plan, &message[hist_values], result, false);
   plan.best.assign(n_leaves * n_features, SplitInfo{});
   const std::uint8_t missing = bins_.missing_bin();
+  const auto slot = [&](std::size_t leaf, std::size_t a) { return &message[(leaf * n_active + a) * stride]; };
   util::parallel_for(static_cast<std::ptrdiff_t>(n_active), util::threads_for(n_leaves * n_active * stride, n_threads_),
                      [&](std::ptrdiff_t ai) {
                        const auto a = static_cast<std::size_t>(ai);
@@ -136,7 +156,6 @@ void TreeGrower::search_reduced(LayerPlan& plan, int layer, const std::int64_t* 
                            plan.best[l * n_features + active[a]] = feature_split(
                                slot(l, a), criterion_, bins_.n_value_bins(active[a]), missing, static_cast<std::int32_t>(active[a]));
                      });
-  result.bin_accumulations += static_cast<std::int64_t>(plan.built_rows * n_active);
 }
 
 // Per leaf: local rows, then sums of values, then (with_mass) sums of |values|.
@@ -152,58 +171,93 @@ void TreeGrower::local_leaf_totals(const std::int64_t* q, std::int64_t* block, b
   }
 }
 
-// The participant's bound per leaf x active feature (heavy_rows_bound), from its heaviest rows of the leaf
-// holding most of their mass, into bounds[leaf * n_active + a]. Returns the histogram adds it made.
-std::int64_t TreeGrower::local_bounds(const LayerPlan& plan, const std::int64_t* q, const std::vector<std::size_t>& active,
-                                      std::int64_t* bounds) {
-  const std::size_t n_active = active.size();
-  const std::uint8_t missing = bins_.missing_bin();
-  // One round of bounds cannot be refined chunk by chunk as the local pass refines them, so the subset holds
-  // more of the mass: 0.99 for the default eta of 0.9 (a tenth of what the local first subset leaves out).
-  const double subset_mass = 1.0 - (1.0 - pruned_.params().eta) / 10.0;
-  std::int64_t adds = 0;
-  std::vector<std::uint32_t> heavy;
-  std::vector<std::int64_t> values, prefix;
-  std::vector<std::pair<std::uint32_t, std::int64_t>> subset;
-  for (std::size_t l = 0; l < leaves_.size(); ++l) {
-    const Leaf& leaf = leaves_[l];
-    if (!plan.searched[l] || leaf.rows() == 0) continue;
-    order_by_weight(partition_.rows(leaf.begin), leaf.rows(), q, heavy, values);
-    prefix.assign(1, 0);
-    for (const std::int64_t v : values) prefix.push_back(prefix.back() + abs64(v));
-    const std::size_t m = first_subset_end(prefix, subset_mass);
-    subset.clear();  // in row order: the gather reads each column forwards
-    for (std::size_t i = 0; i < m; ++i) subset.emplace_back(heavy[i], values[i]);
-    std::sort(subset.begin(), subset.end());
-    for (std::size_t i = 0; i < m; ++i) std::tie(heavy[i], values[i]) = subset[i];
-    const int threads = util::threads_for(m * n_active, n_threads_);
-    scratch_.resize(static_cast<std::size_t>(util::resolve_threads(threads)) * kHistBins);
-    util::parallel_for(static_cast<std::ptrdiff_t>(n_active), threads, [&](std::ptrdiff_t ai) {
-      const std::size_t f = active[static_cast<std::size_t>(ai)];
-      std::int64_t* h = &scratch_[static_cast<std::size_t>(util::thread_index()) * kHistBins];
-      std::fill(h, h + kHistBins, 0);
-      accumulate_gather(X_.column(f), heavy.data(), values.data(), m, h);
-      bounds[l * n_active + static_cast<std::size_t>(ai)] = heavy_rows_bound(h, prefix[m], bins_.n_value_bins(f), missing);
-    });
-    adds += static_cast<std::int64_t>(m * n_active);
+// The participant's rows of `leaf` whose |q| lies in the heaviest binary-exponent buckets that together hold
+// at least `share` of its mass (a superset of the fewest heaviest rows holding it), in partition order, with
+// their values. Returns their mass.
+std::int64_t TreeGrower::heavy_subset(const Leaf& leaf, const std::int64_t* q, double share, std::vector<std::uint32_t>& rows,
+                                      std::vector<std::int64_t>& values) const {
+  std::int64_t mass[64] = {}, total = 0;
+  const auto bucket = [](std::int64_t v) { return 63 - __builtin_clzll(static_cast<std::uint64_t>(v)); };
+  for (std::size_t i = leaf.begin; i < leaf.end; ++i) {
+    const std::int64_t v = abs64(q[partition_.row(i)]);
+    if (v == 0) continue;
+    mass[bucket(v)] += v;
+    total += v;
   }
-  return adds;
+  std::int64_t kept = 0;
+  int cut = 0;
+  for (int b = 63; b >= 0; --b) {
+    kept += mass[b];
+    if (static_cast<double>(kept) >= share * static_cast<double>(total)) {
+      cut = b;
+      break;
+    }
+  }
+  rows.clear();
+  values.clear();
+  for (std::size_t i = leaf.begin; i < leaf.end; ++i) {
+    const std::uint32_t r = partition_.row(i);
+    const std::int64_t v = q[r];
+    if (v != 0 && bucket(abs64(v)) >= cut) {
+      rows.push_back(r);
+      values.push_back(v);
+    }
+  }
+  return kept;
 }
 
-// Reduced histograms of the given (leaf, feature) pairs: each participant's of its rows, summed. Adds the
-// histogram adds made to `adds`.
-std::vector<std::int64_t> TreeGrower::reduced_histograms(const LayerRows& rows,
+// The participant's bound per searched leaf x active feature (heavy_rows_bound) into bounds[leaf * n_active + a]:
+// from its heavy rows (heavy_subset; one round of bounds cannot be refined chunk by chunk as the local pass
+// refines them, so the subset holds 99 % of the mass for the default eta of 0.9), or, when `local` holds the
+// leaves' histograms of all its rows, from those (masses: each leaf's sum of |values|).
+void TreeGrower::local_bounds(const LayerPlan& plan, const std::int64_t* q, const std::vector<std::size_t>& active,
+                              const std::int64_t* local, const std::int64_t* masses, std::int64_t* bounds, GrowResult& result) {
+  const std::size_t n_active = active.size();
+  const std::uint8_t missing = bins_.missing_bin();
+  const double share = 1.0 - (1.0 - pruned_.params().eta) / 10.0;
+  std::vector<std::uint32_t> heavy;
+  std::vector<std::int64_t> values;
+  for (std::size_t l = 0; l < leaves_.size(); ++l) {
+    if (!plan.searched[l] || leaves_[l].rows() == 0) continue;
+    std::int64_t mass = masses[l];
+    if (!local) mass = heavy_subset(leaves_[l], q, share, heavy, values);
+    const std::size_t m = heavy.size();
+    const int threads = util::threads_for((local ? 1 : m) * n_active, n_threads_);
+    scratch_.resize(static_cast<std::size_t>(util::resolve_threads(threads)) * kHistBins);
+    util::parallel_for(static_cast<std::ptrdiff_t>(n_active), threads, [&](std::ptrdiff_t ai) {
+      const auto a = static_cast<std::size_t>(ai);
+      const std::size_t f = active[a];
+      const std::int64_t* h = local + (l * n_active + a) * kHistBins;
+      if (!local) {
+        std::int64_t* scratch = &scratch_[static_cast<std::size_t>(util::thread_index()) * kHistBins];
+        std::fill(scratch, scratch + kHistBins, 0);
+        accumulate_gather(X_.column(f), heavy.data(), values.data(), m, scratch);
+        h = scratch;
+      }
+      bounds[l * n_active + a] = heavy_rows_bound(h, mass, bins_.n_value_bins(f), missing);
+    });
+    if (!local) result.bin_accumulations += static_cast<std::int64_t>(m * n_active);
+  }
+}
+
+// Reduced histograms of the given (leaf, active feature index) pairs: each participant's of its rows (copied
+// from `local` when it holds them, else built), summed.
+std::vector<std::int64_t> TreeGrower::reduced_histograms(const LayerRows& rows, const std::vector<std::size_t>& active,
+                                                         const std::int64_t* local,
                                                          const std::vector<std::pair<std::size_t, std::size_t>>& pairs,
-                                                         std::int64_t& adds) {
+                                                         GrowResult& result) {
   std::vector<std::int64_t> hists(pairs.size() * kHistBins, 0);
   std::size_t work = 0;
-  for (const auto& [l, f] : pairs) work += leaves_[l].rows();
+  for (const auto& pair : pairs) work += leaves_[pair.first].rows();
+  const std::size_t n_active = active.size();
   util::parallel_for(static_cast<std::ptrdiff_t>(pairs.size()), util::threads_for(work + pairs.size() * kHistBins, n_threads_),
                      [&](std::ptrdiff_t k) {
-                       const auto [l, f] = pairs[static_cast<std::size_t>(k)];
-                       rows.add(X_, f, leaves_[l].begin, leaves_[l].end, &hists[static_cast<std::size_t>(k) * kHistBins]);
+                       const auto [l, a] = pairs[static_cast<std::size_t>(k)];
+                       std::int64_t* h = &hists[static_cast<std::size_t>(k) * kHistBins];
+                       if (local) std::copy_n(local + (l * n_active + a) * kHistBins, kHistBins, h);
+                       else rows.add(X_, active[a], leaves_[l].begin, leaves_[l].end, h);
                      });
-  adds += static_cast<std::int64_t>(work);
+  if (!local) result.bin_accumulations += static_cast<std::int64_t>(work);
   util::reduce_counts(hists.data(), hists.size(), reducer_);
   return hists;
 }
@@ -213,58 +267,67 @@ std::vector<std::int64_t> TreeGrower::reduced_histograms(const LayerRows& rows,
 //     bound on the feature's error over all rows (heavy_rows_bound);
 //  2. the histograms of each leaf's lead (the lowest bound; the lowest index among equal ones): its complete
 //     error, or the unsplit node's if lower, is the bar;
-//  3. the histograms of the other features whose bound does not exceed the bar (none may win or tie
-//     otherwise, as in the local pass).
-// Bytes: leaves x features x 8 for the bounds instead of leaves x features x 2 KiB, plus the lead's and the
-// survivors' histograms.
+//  3. the histograms of the other features whose bound does not exceed the bar (none other may win or tie,
+//     as in the local pass).
+// Bytes: leaves x features x 8 for the bounds instead of leaves x features x 2 KiB, plus the leads' and the
+// survivors' histograms. A participant whose heavy rows are few (plan.quick: no histogram jobs) bounds from
+// them and builds only the leads' and survivors' histograms; one whose mass is spread builds every
+// histogram, with subtraction, as the full scan does, and sends only what survives. Each decides for itself:
+// the messages are the same either way.
 void TreeGrower::search_reduced_pruned(LayerPlan& plan, int layer, const std::int64_t* q, const std::uint8_t* active_features,
                                        GrowResult& result) {
   const std::size_t n_features = X_.n_features, n_leaves = leaves_.size();
   const std::vector<std::size_t> active = active_list(active_features);
   const std::size_t n_active = active.size();
+  LayerRows rows = layer_rows(plan, q);
+  std::vector<std::int64_t> local;  // [leaf][active feature][bin] of every histogram (plan.quick false)
+  if (!plan.quick) {
+    local.assign(n_leaves * n_active * kHistBins, 0);
+    build_local_histograms(plan, rows, active, local.data(), result);
+  }
   std::vector<std::int64_t> message(3 * n_leaves + n_leaves * n_active + reduced_quick_.stats_size(), 0);
   local_leaf_totals(q, message.data(), true);
   std::int64_t* bounds = &message[3 * n_leaves];
-  result.bin_accumulations += local_bounds(plan, q, active, bounds);
+  local_bounds(plan, q, active, local.empty() ? nullptr : local.data(), &message[2 * n_leaves], bounds, result);
   std::int64_t* tail = bounds + n_leaves * n_active;
   reduced_quick_.append_stats(layer, X_.n_samples, q, tail);
   util::reduce_counts(message.data(), message.size(), reducer_);
   reduced_quick_.read_stats(layer, tail);
   read_leaf_totals(plan, message.data(), result, true);
   plan.best.assign(n_leaves * n_features, SplitInfo{});
-
-  for (std::size_t l = 0; l < n_leaves; ++l)
-    if (plan.searched[l]) plan.jobs.push_back({l, kNoLeaf, -1, -1});
-  const LayerRows rows = layer_rows(plan, q);
-  std::vector<std::pair<std::size_t, std::size_t>> leads, survivors;
-  std::vector<std::size_t> lead_of(n_leaves);
+  if (plan.quick) {  // where the leads' and survivors' histograms will be built from
+    for (std::size_t l = 0; l < n_leaves; ++l)
+      if (plan.searched[l]) plan.jobs.push_back({l, kNoLeaf, -1, -1});
+    rows = layer_rows(plan, q);
+  }
+  const std::int64_t* kept = local.empty() ? nullptr : local.data();
+  std::vector<std::pair<std::size_t, std::size_t>> leads, survivors;  // (leaf, active feature index)
   for (std::size_t l = 0; l < n_leaves; ++l) {
-    if (!plan.searched[l]) continue;
     const std::int64_t* b = bounds + l * n_active;
-    lead_of[l] = static_cast<std::size_t>(std::min_element(b, b + n_active) - b);
-    leads.emplace_back(l, active[lead_of[l]]);
+    if (plan.searched[l]) leads.emplace_back(l, static_cast<std::size_t>(std::min_element(b, b + n_active) - b));
   }
   const std::uint8_t missing = bins_.missing_bin();
-  auto search = [&](std::size_t l, std::size_t f, const std::int64_t* h) {
-    return plan.best[l * n_features + f] =
+  auto search = [&](std::pair<std::size_t, std::size_t> pair, const std::int64_t* h) {
+    const std::size_t f = active[pair.second];
+    return plan.best[pair.first * n_features + f] =
                feature_split(h, criterion_, bins_.n_value_bins(f), missing, static_cast<std::int32_t>(f));
   };
-  const std::vector<std::int64_t> lead_hists = reduced_histograms(rows, leads, result.bin_accumulations);
+  const std::vector<std::int64_t> lead_hists = reduced_histograms(rows, active, kept, leads, result);
   for (std::size_t k = 0; k < leads.size(); ++k) {
-    const auto [l, f] = leads[k];
-    const SplitInfo& s = search(l, f, &lead_hists[k * kHistBins]);
+    const auto [l, lead] = leads[k];
+    const SplitInfo& s = search(leads[k], &lead_hists[k * kHistBins]);
     const std::int64_t mass = message[2 * n_leaves + l];
     std::int64_t bar = mass - abs64(plan.total[l]);
     if (s.found()) bar = std::min(bar, mass - s.score);
     const std::int64_t* b = bounds + l * n_active;
     for (std::size_t a = 0; a < n_active; ++a)
-      if (a != lead_of[l] && b[a] <= bar) survivors.emplace_back(l, active[a]);
+      if (a != lead && b[a] <= bar) survivors.emplace_back(l, a);
     result.features_pruned += static_cast<std::int32_t>(n_active - 1);
   }
   result.features_pruned -= static_cast<std::int32_t>(survivors.size());
   if (survivors.empty()) return;  // every participant knows it: no third reduction anywhere
-  const std::vector<std::int64_t> hists = reduced_histograms(rows, survivors, result.bin_accumulations);
-  for (std::size_t k = 0; k < survivors.size(); ++k) search(survivors[k].first, survivors[k].second, &hists[k * kHistBins]);
+  const std::vector<std::int64_t> hists = reduced_histograms(rows, active, kept, survivors, result);
+  for (std::size_t k = 0; k < survivors.size(); ++k) search(survivors[k], &hists[k * kHistBins]);
 }
 
 RootSplit TreeGrower::reduced_multiclass_root(const std::int64_t* v, std::size_t K, const std::uint8_t* active_features) {

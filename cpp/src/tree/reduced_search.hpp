@@ -29,6 +29,10 @@ class ReducedQuickPolicy {
 
   // Whether layer `layer` takes the pruned pass (identical on every participant).
   bool choose(int layer, std::size_t n_active);
+  // A participant's own choice inside the pruned pass: bound from its heavy rows and build only the
+  // histograms that survive (true), or build every histogram as the full scan does and send only those
+  // (false). True when an estimated quarter of its rows or fewer hold 99 % of the mass of values q[0, n).
+  static bool heavy_rows_are_few(std::size_t n, const std::int64_t* q);
 
   // Values appended to a layer's first message (kOff: none), summed by the reduction.
   std::size_t stats_size() const { return mode_ == QuickMode::kAuto ? kStats : 0; }
@@ -42,6 +46,8 @@ class ReducedQuickPolicy {
 
  private:
   static constexpr std::size_t kStats = 5;  // participants, rows, heavy rows, pending ns, pending flag
+  static constexpr double kFewHeavyRows = 0.25;
+  static std::vector<std::uint32_t> sample_rows(std::size_t n);  // at most ~2048 of [0, n), evenly spaced
   struct Kind {  // the root and deeper layers apart, as the local chooser (contiguous vs gathered rows)
     QuickChooser chooser;
     bool have_stats = false;

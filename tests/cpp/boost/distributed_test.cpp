@@ -188,6 +188,28 @@ TEST(Distributed, PruningAcrossParticipantsKeepsTheLocalModel) {
   }
 }
 
+// Clean labels: the mass soon sits on a few rows near the boundary, so the participants bound from their
+// heavy rows and build only the surviving histograms (with noisy labels above, they build every histogram
+// and send only the survivors). The same model either way.
+TEST(Distributed, PruningFromHeavyRowsKeepsTheLocalModel) {
+  const auto X = testing::random_matrix(6000, 10, 31, 0.03);
+  for (LossKind loss : {LossKind::kAdaBoost, LossKind::kRebel}) {
+    auto y = testing::noisy_labels(X, 6, 0.0);
+    if (loss == LossKind::kRebel)
+      for (std::size_t i = 0; i < X.n_rows; ++i) y[i] += X.at(i, 3) > 0.8 ? 1 : 0;
+    TrainParams p;
+    p.loss = loss;
+    p.n_estimators = 30;
+    p.max_depth = 3;
+    p.n_threads = 2;
+    p.quick = 1;
+    const std::size_t K = loss == LossKind::kRebel ? 3 : 2;
+    const std::string expected = serialize(train(X.c_view(), y.data(), nullptr, K, p).model);
+    for (const std::string& model : train_split(X, y, nullptr, K, p, {0, 2500, 2500, 6000}))
+      EXPECT_EQ(model, expected) << loss_name(loss);
+  }
+}
+
 // The distributed pruned pass prunes too: a participant's history counts the features it skipped.
 TEST(Distributed, ParticipantsSkipFeaturesTheBoundsPrune) {
   const auto X = testing::random_matrix(4000, 16, 8, 0.0);
