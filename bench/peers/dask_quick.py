@@ -21,16 +21,14 @@ settings.
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import platform
 import sys
 import time
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
-from dask_speed import persisted, versions  # noqa: E402
+from dask_speed import header, persisted, publish, run_meta  # noqa: E402
 from datasets import fashion_mnist  # noqa: E402
 from scaling import synthetic  # noqa: E402
 
@@ -122,15 +120,8 @@ def main(argv=None):
                  synthetic=tuple(int(v) for v in args.synthetic_iters.split(",")))
     load_before = os.getloadavg()
     results = {name: run_task(name, task, args.repeats) for name, task in tasks(args.tasks.split(",")).items()}
-    meta = {"versions": versions(), "cpu": platform.processor() or platform.machine(), "cpus": os.cpu_count(),
-            "workers": "2 processes x 1 thread (LocalCluster); local fits: 2 threads",
-            "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY", "default"),
-            "load_before": [round(v, 2) for v in load_before], "load_after": [round(v, 2) for v in os.getloadavg()],
-            "date": time.strftime("%Y-%m-%d %H:%M"), "command": "python bench/peers/dask_quick.py " + " ".join(sys.argv[1:])}
-    lines = [f"# QuickBoost across workers ({meta['date']})", "", f"Command: `{meta['command']}`", "",
-             f"Versions: {json.dumps(meta['versions'])}", "",
-             f"Machine: {meta['cpu']}, {meta['cpus']} logical CPUs, shared; {meta['workers']}; OpenMP wait policy "
-             f"{meta['omp_wait_policy']}; load average before {meta['load_before']}, after {meta['load_after']}.", "",
+    meta = run_meta("dask_quick.py", "2 processes x 1 thread (LocalCluster); local fits: 2 threads", load_before)
+    lines = header("QuickBoost across workers", meta) + [
              "Per tree: (fastest fit of T2 - fastest fit of T1) / (T2 - T1). Speed-up: the same place's quick=off time "
              "over this row's. Adds: histogram adds per tree (one rank for Dask). Bytes: all-reduce bytes received per "
              "tree, both ranks.", ""]
@@ -146,11 +137,7 @@ def main(argv=None):
                          f"{r['features_pruned_per_quick_node']:.0f} | {r.get('reductions_per_tree', float('nan')):.1f} | "
                          f"{r.get('bytes_in_per_tree', float('nan')) / 1e6:.3f} |")
         lines.append("")
-    with open(args.out, "w") as handle:
-        handle.write("\n".join(lines) + "\n")
-    with open(os.path.splitext(args.out)[0] + ".json", "w") as handle:
-        json.dump({"meta": meta, "results": results}, handle, indent=1)
-    print("\n".join(lines))
+    publish(lines, meta, results, args.out)
 
 
 if __name__ == "__main__":

@@ -190,15 +190,33 @@ def main(argv=None):
     write(results, libraries, args, load_before)
 
 
-def write(results, libraries, args, load_before):
-    meta = {"versions": versions(), "cpu": platform.processor() or platform.machine(), "cpus": os.cpu_count(),
-            "workers": "2 processes x 1 thread (LocalCluster)", "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY", "default"),
+def run_meta(script, workers, load_before):
+    """What every Dask benchmark result records: versions, commit, machine, workers, OpenMP setting, load."""
+    return {"versions": versions(), "cpu": platform.processor() or platform.machine(), "cpus": os.cpu_count(),
+            "workers": workers, "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY", "default"),
             "load_before": [round(v, 2) for v in load_before], "load_after": [round(v, 2) for v in os.getloadavg()],
-            "date": time.strftime("%Y-%m-%d %H:%M"), "command": "python bench/peers/dask_speed.py " + " ".join(sys.argv[1:])}
-    lines = [f"# Distributed training speed ({meta['date']})", "", f"Command: `{meta['command']}`", "",
-             f"Versions: {json.dumps(meta['versions'])}", "",
-             f"Machine: {meta['cpu']}, {meta['cpus']} logical CPUs, shared; {meta['workers']}; OpenMP wait policy "
-             f"{meta['omp_wait_policy']}; load average before {meta['load_before']}, after {meta['load_after']}.", "",
+            "date": time.strftime("%Y-%m-%d %H:%M"), "command": f"python bench/peers/{script} " + " ".join(sys.argv[1:])}
+
+
+def header(title, meta):
+    return [f"# {title} ({meta['date']})", "", f"Command: `{meta['command']}`", "",
+            f"Versions: {json.dumps(meta['versions'])}", "",
+            f"Machine: {meta['cpu']}, {meta['cpus']} logical CPUs, shared; {meta['workers']}; OpenMP wait policy "
+            f"{meta['omp_wait_policy']}; load average before {meta['load_before']}, after {meta['load_after']}.", ""]
+
+
+def publish(lines, meta, results, out):
+    """The markdown table and the JSON beside it."""
+    with open(out, "w") as handle:
+        handle.write("\n".join(lines) + "\n")
+    with open(os.path.splitext(out)[0] + ".json", "w") as handle:
+        json.dump({"meta": meta, "results": results}, handle, indent=1)
+    print("\n".join(lines))
+
+
+def write(results, libraries, args, load_before):
+    meta = run_meta("dask_speed.py", "2 processes x 1 thread (LocalCluster)", load_before)
+    lines = header("Distributed training speed", meta) + [
              "Per iteration: (fastest of two fits of T2 - fastest of two fits of T1) / (T2 - T1) iterations, each "
              "library on a fresh 2-worker LocalCluster (the local fit with none), median of the repeats (each "
              "repeat in the last column). Ratio: the library's time over rebelboost.dask's (above 1: "
@@ -218,11 +236,7 @@ def write(results, libraries, args, load_before):
             lines += ["", f"rebelboost.dask: {ours['reductions_per_iter']:.1f} reductions per iteration, the all-reduce "
                       f"received {ours['allreduce_bytes_in_per_iter'] / 1e6:.3f} MB per iteration (both ranks)."]
         lines.append("")
-    with open(args.out, "w") as handle:
-        handle.write("\n".join(lines) + "\n")
-    with open(os.path.splitext(args.out)[0] + ".json", "w") as handle:
-        json.dump({"meta": meta, "results": results}, handle, indent=1)
-    print("\n".join(lines))
+    publish(lines, meta, results, args.out)
 
 
 if __name__ == "__main__":
