@@ -47,10 +47,26 @@ def loopback_bytes():
 
 
 def persisted(client, X, y):
-    """X and y as dask arrays of two row blocks, block i held by worker i (scattered there once)."""
-    import dask.array as da
+    """X and y as dask arrays of two row blocks, block i held by worker i (scattered there once). Checked: the
+    scheduler may run the concatenation's task of a block on the other worker and copy it there (seen under
+    load: a 2-worker fit then had one rank), so a misplaced layout is made again."""
+    from distributed import futures_of, wait
 
     workers = sorted(client.scheduler_info(n_workers=-1)["workers"])[:2]
+    for _ in range(5):
+        Xd, yd = _persist_blocks(client, X, y, workers)
+        futures = futures_of(Xd) + futures_of(yd)
+        wait(futures)
+        holders = client.who_has(futures)
+        placed = [(f.key[1], set(holders[f.key])) for f in futures]  # (block, its holders)
+        if all(held == {workers[block]} for block, held in placed):
+            return Xd, yd
+    raise RuntimeError(f"could not place one block on each worker: {placed}")
+
+
+def _persist_blocks(client, X, y, workers):
+    import dask.array as da
+
     half = (X.shape[0] + 1) // 2
     parts = [(slice(0, half), workers[0]), (slice(half, X.shape[0]), workers[1])]
     Xb, yb = [], []
