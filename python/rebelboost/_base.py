@@ -134,7 +134,8 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
         self._check_classes(classes, y_encoded, sample_weight, y)
         bin_seed, seed = self._seeds(warm)
         evals = check_eval_sets(self, eval_set, classes, X.dtype, class_weights)
-        if self.early_stopping and not evals:
+        carved = bool(self.early_stopping and not evals)
+        if carved:
             X, y_encoded, sample_weight, validation = split_validation(
                 X, y_encoded, sample_weight, self.validation_fraction, seed)
             evals = [validation]
@@ -146,6 +147,17 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
                 bin_seed=bin_seed, seed=seed, callback=monitor if monitor.needed else None,
                 init_model=self._model if warm else None, eval_sets=[e.core_tuple() for e in evals],
                 **self._core_params(), **self._core_extra())
+        except ValueError as exc:
+            monitor.close()
+            if warm and carved and "another bias" in str(exc):
+                # The bias check compares the labels and weights of the rows trained on; this fit trains on X
+                # minus its own validation split, so "other labels or sample weights" would mislead.
+                raise ValueError(
+                    f"warm_start=True: with early_stopping=True and no eval_set, this fit trains on X minus a "
+                    f"validation split (validation_fraction={self.validation_fraction}), not on the rows the "
+                    f"fitted trees were trained on, so it cannot continue them; pass the eval_set the first fit "
+                    f"used (fit(X, y, eval_set=[(X_val, y_val)])) or set early_stopping=False ({exc})") from None
+            raise
         except BaseException:
             monitor.close()
             raise
