@@ -332,7 +332,7 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
         return None if cascade is None else {"every": cascade[0], "thresholds": cascade[1]}
 
     def staged_decision_function(self, X):
-        """Yield the scores after each of the n_estimators_ stages (1, 2, ..., T learners)."""
+        """Yield the scores after each of the ``n_estimators_`` stages (1, 2, ..., T learners)."""
         check_is_fitted(self)
         X = check_predict_data(self, X)
         steps = self._model.steps()
@@ -407,7 +407,7 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
 
     @property
     def feature_importances_(self):
-        """Split gains weighted by each tree's |step|, normalised to sum 1 (zeros if nothing split). Tree models
+        """Split gains weighted by each tree's ``|step|``, normalised to sum 1 (zeros if nothing split). Tree models
         only: a similarity compares whole rows and splits no feature (AttributeError)."""
         check_is_fitted(self)
         if self._model.learner != "tree":
@@ -417,7 +417,7 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
 
     @property
     def estimator_weights_(self):
-        """Step a_t of every learner: (n_estimators_,) for binary models, (n_estimators_, K) otherwise."""
+        """Step a_t of every learner: ``(n_estimators_,)`` for binary models, ``(n_estimators_, K)`` otherwise."""
         check_is_fitted(self)
         steps = self._model.steps()
         return steps[:, 0] if self._model.n_outputs == 1 else steps

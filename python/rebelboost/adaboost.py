@@ -88,12 +88,13 @@ class AdaBoostClassifier(BinaryBoostingClassifier):
     ----------
     classes_ : ndarray of shape (2,)
         The labels; ``classes_[1]`` is the positive class (score > 0).
-    n_features_in_, feature_names_in_ : as in scikit-learn.
+    n_features_in_, feature_names_in_ : int, ndarray
+        As in scikit-learn.
     n_estimators_ : int
         Trees actually fitted.
-    estimator_weights_ : ndarray of shape (n_estimators_,)
+    estimator_weights_ : ndarray of shape ``(n_estimators_,)``
         Steps a_t.
-    feature_importances_ : ndarray of shape (n_features_in_,)
+    feature_importances_ : ndarray of shape ``(n_features_in_,)``
     fit_info_ : dict
         Per iteration: training loss, weighted error, histogram adds (``bin_accumulations``), nodes searched
         with and without pruning, features pruned, rebuilds of the pruned pass's cached heavy rows
