@@ -82,7 +82,7 @@ def main(argv=None):
             rows.append(row)
             print(row, flush=True)
     lines = [f"# Prediction speed, ns per row ({time.strftime('%Y-%m-%d')}, {t} thread(s), 20 000 rows x 50 float32, 200 trees)", "",
-             "Command: `OMP_WAIT_POLICY=passive flock /work/bench.lock python bench/peers/compare_predict.py`; load "
+             "Command: `OMP_WAIT_POLICY=passive python bench/peers/compare_predict.py`; load "
              f"average before {load_before}, after {os.getloadavg()[0]:.2f} (2 shared cores).", "",
              "| classes | depth | rebelboost | LightGBM | XGBoost | LightGBM / rebelboost | XGBoost / rebelboost | one row (µs): rebelboost decision_function / predict / LightGBM / XGBoost |",
              "|---|---|---|---|---|---|---|---|"]

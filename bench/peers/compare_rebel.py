@@ -25,7 +25,8 @@ from datasets import fashion_mnist  # noqa: E402
 import rebelboost  # noqa: E402
 from rebelboost import REBELClassifier, _core  # noqa: E402
 
-RESULTS = os.path.join(os.path.dirname(__file__), "..", "results")
+# bench/run.py --quick points this elsewhere, so quick runs never overwrite the recorded results.
+RESULTS = os.environ.get("REBELBOOST_BENCH_RESULTS") or os.path.join(os.path.dirname(__file__), "..", "results")
 
 
 def rebel_curve(X_train, y_train, X_test, y_test, depth, iters, threads, smoothing=-1.0, X_val=None, y_val=None):

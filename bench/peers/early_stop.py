@@ -12,7 +12,7 @@
    learners: mean learners per row and test error on the 2 000 test pairs against the target (the curve is
    bench/results/early_stop_cascade.png), plus wall time of batch and one-row prediction.
 
-    OMP_WAIT_POLICY=passive flock /work/bench.lock python bench/peers/early_stop.py [--threads 2]
+    OMP_WAIT_POLICY=passive python bench/peers/early_stop.py [--threads 2]
 """
 
 from __future__ import annotations
@@ -137,7 +137,7 @@ def main(argv=None):
     plot(ca)
     full = ex["batch_s"]["full"]
     lines = [f"# Prediction that stops early, Fashion-MNIST ({time.strftime('%Y-%m-%d')}, {args.threads} threads)", "",
-             "Command: `OMP_WAIT_POLICY=passive flock /work/bench.lock python bench/peers/early_stop.py`", "",
+             "Command: `OMP_WAIT_POLICY=passive python bench/peers/early_stop.py`", "",
              "## Exact early exit: REBEL depth 2, 500 iterations, 10 classes, 10 000 test images",
              f"Test error {100 * ex['test_error']:.2f} %; labels with early exit identical to full evaluation on every "
              "test row (asserted).", "",

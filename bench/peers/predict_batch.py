@@ -10,7 +10,7 @@ learner, and every 16 learners), then both report the mean learners per row and 
 Timings: min over --repeats rounds, the calls interleaved, after a warm-up; Python call overhead included
 for everyone; OMP_WAIT_POLICY=passive for the OpenMP libraries (rebelboost, XGBoost, LightGBM use it).
 
-    OMP_WAIT_POLICY=passive flock /work/bench.lock python bench/peers/predict_batch.py [--threads 2]
+    OMP_WAIT_POLICY=passive python bench/peers/predict_batch.py [--threads 2]
 """
 
 from __future__ import annotations
@@ -108,7 +108,7 @@ def main(argv=None):
                platform.processor())
     lines = [f"# Batch prediction, {time.strftime('%Y-%m-%d')}: 100 000 rows x 50 float32, binary, 1 000 depth-2 trees, "
              f"{t} threads ({cpu})", "",
-             "Command: `OMP_WAIT_POLICY=passive flock /work/bench.lock python bench/peers/predict_batch.py` "
+             "Command: `OMP_WAIT_POLICY=passive python bench/peers/predict_batch.py` "
              f"(min of {args.repeats} interleaved rounds; each library's own model trained on the same 100 000 rows; "
              f"the cascade model on 80 000 of them, calibrated on the other 20 000 with max_accuracy_loss={args.target}, "
              f"checked after every learner (calibrate_cascade's default) or every 16). Load average before the run: "

@@ -24,7 +24,9 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))  # bench/harness.py
 from datasets import fashion_mnist  # noqa: E402
+from harness import command_line  # noqa: E402
 
 from rebelboost import _core  # noqa: E402
 
@@ -150,7 +152,7 @@ def main(argv=None):
 def write(results, counts, libraries, args):
     cores = os.cpu_count()
     lines = [f"# Training speed against threads ({time.strftime('%Y-%m-%d')})", "",
-             f"Command: `flock /work/bench.lock python bench/peers/{' '.join(os.path.basename(a) if i == 0 else a for i, a in enumerate(sys.argv))}`", "",
+             f"Command: `{command_line()}`", "",
              f"Load average before / after (uptime): {args.load_before} / {os.getloadavg()[0]:.2f}", "",
              f"Machine: {platform.processor() or platform.machine()}, {cores} logical CPUs (a shared VM: other jobs may "
              "run; libraries are interleaved, medians of the repeats). Default OpenMP settings. Setup: time before the "

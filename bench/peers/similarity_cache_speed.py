@@ -8,7 +8,7 @@ and similarity_speed.py's target (make_classification 10 000 x 16, 26 classes, 2
 Each pair runs off then on; the load average is recorded before each fit. Writes
 bench/results/similarity_cache_speed.{md,json}.
 
-    OMP_WAIT_POLICY=passive flock /work/bench.lock python bench/peers/similarity_cache_speed.py
+    OMP_WAIT_POLICY=passive python bench/peers/similarity_cache_speed.py
 """
 
 from __future__ import annotations
@@ -72,7 +72,7 @@ def main():
     row = ("| {case} ({N}, {d}, {K}) | {T} | {label} | {load_1min:.1f} | {wall_s:.1f} | {cpu_s:.1f} | "
            "{ms_per_iteration:.1f} | {selection_s:.1f} | {candidates_per_iteration:.0f} | {us_per_candidate:.0f} | {same} |")
     lines = ["# Localized Similarities: the distance-column cache, off vs on", "",
-             "`OMP_WAIT_POLICY=passive flock /work/bench.lock python bench/peers/similarity_cache_speed.py` "
+             "`OMP_WAIT_POLICY=passive python bench/peers/similarity_cache_speed.py` "
              "(2 threads, 2-core shared VM: wall time includes waiting for the CPU; off = similarity_cache_mb=0, "
              "on = the default 1024 MiB; each pair run back to back, off first).", ""] + head
     for r in rows:

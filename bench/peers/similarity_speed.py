@@ -6,7 +6,7 @@ class). Each cell is one fit; wall time and this process's CPU time are reported
 time includes waiting for the CPU), with the two-point candidates an iteration visits. Writes
 bench/results/similarity_speed.{md,json}.
 
-    OMP_WAIT_POLICY=passive flock /work/bench.lock python bench/peers/similarity_speed.py
+    OMP_WAIT_POLICY=passive python bench/peers/similarity_speed.py
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ def main():
     head = ["| N | d | K | iterations | threads | load (uptime, 1 min) | wall s | CPU s | ms / iteration |"
             " candidates / iteration | us / candidate |", "|---|---|---|---|---|---|---|---|---|---|---|"]
     lines = ["# Localized Similarities: training speed", "",
-             "`OMP_WAIT_POLICY=passive flock /work/bench.lock python bench/peers/similarity_speed.py` "
+             "`OMP_WAIT_POLICY=passive python bench/peers/similarity_speed.py` "
              "(make_classification, one cluster per class; 2-core shared VM: wall time includes waiting for the CPU).",
              "", f"Target: 10 000 x 16, 26 classes, 200 iterations, 2 threads: **{target['wall_s']:.1f} s** "
              f"(limit 60 s); the same on 1 thread: {one_thread['wall_s']:.1f} s.", ""] + head

@@ -15,10 +15,10 @@ Then the serial fraction f (serial CPU over all CPU of the fit) and Amdahl's bou
 at 2 and 16 threads. Each fit runs in its own process (data cached as .npy under --cache), threads,
 policies and builds interleaved, the median of --repeats kept. --build NAME=DIR (repeatable) runs the fits
 with DIR first on PYTHONPATH (a copy of another build's installed package), side by side: the before /
-after table of a change. Hold the bench lock:
+after table of a change:
 
-    flock /work/bench.lock python bench/peers/stage_profile.py [--repeats 3] [--tasks synthetic,fmnist]
-        [--policies default,passive] [--build before=/tmp/rb-before --build after=] [--out bench/results/stage_profile.md]
+    python bench/peers/stage_profile.py [--repeats 3] [--tasks synthetic,fmnist]
+        [--policies default,passive] [--build before=../rebelboost-before --build after=] [--out bench/results/stage_profile.md]
 """
 
 from __future__ import annotations
@@ -175,9 +175,12 @@ def main(argv=None):
 
 
 def write(results, builds, policies, loads, args):
-    command = " ".join(["python bench/peers/stage_profile.py"] + sys.argv[1:])
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+    from harness import command_line
+
+    command = command_line()
     lines = [f"# Where the fit's time goes at 1 and 2 threads ({time.strftime('%Y-%m-%d')})", "",
-             f"Command: `flock /work/bench.lock {command}`", "",
+             f"Command: `{command}`", "",
              "Load averages (1, 5, 15 min) before the run and after each repeat of each task: "
              + "; ".join("/".join(f"{x:.2f}" for x in la) for la in loads), "",
              f"Machine: {platform.processor() or platform.machine()}, {os.cpu_count()} logical CPUs, shared with other "

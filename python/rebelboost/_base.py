@@ -134,7 +134,8 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
         self._check_classes(classes, y_encoded, sample_weight, y)
         bin_seed, seed = self._seeds(warm)
         evals = check_eval_sets(self, eval_set, classes, X.dtype, class_weights)
-        if self.early_stopping and not evals:
+        carved = bool(self.early_stopping and not evals)
+        if carved:
             X, y_encoded, sample_weight, validation = split_validation(
                 X, y_encoded, sample_weight, self.validation_fraction, seed)
             evals = [validation]
@@ -146,6 +147,17 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
                 bin_seed=bin_seed, seed=seed, callback=monitor if monitor.needed else None,
                 init_model=self._model if warm else None, eval_sets=[e.core_tuple() for e in evals],
                 **self._core_params(), **self._core_extra())
+        except ValueError as exc:
+            monitor.close()
+            if warm and carved and "another bias" in str(exc):
+                # The bias check compares the labels and weights of the rows trained on; this fit trains on X
+                # minus its own validation split, so "other labels or sample weights" would mislead.
+                raise ValueError(
+                    f"warm_start=True: with early_stopping=True and no eval_set, this fit trains on X minus a "
+                    f"validation split (validation_fraction={self.validation_fraction}), not on the rows the "
+                    f"fitted trees were trained on, so it cannot continue them; pass the eval_set the first fit "
+                    f"used (fit(X, y, eval_set=[(X_val, y_val)])) or set early_stopping=False ({exc})") from None
+            raise
         except BaseException:
             monitor.close()
             raise
@@ -320,7 +332,7 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
         return None if cascade is None else {"every": cascade[0], "thresholds": cascade[1]}
 
     def staged_decision_function(self, X):
-        """Yield the scores after each of the n_estimators_ stages (1, 2, ..., T learners)."""
+        """Yield the scores after each of the ``n_estimators_`` stages (1, 2, ..., T learners)."""
         check_is_fitted(self)
         X = check_predict_data(self, X)
         steps = self._model.steps()
@@ -395,7 +407,7 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
 
     @property
     def feature_importances_(self):
-        """Split gains weighted by each tree's |step|, normalised to sum 1 (zeros if nothing split). Tree models
+        """Split gains weighted by each tree's ``|step|``, normalised to sum 1 (zeros if nothing split). Tree models
         only: a similarity compares whole rows and splits no feature (AttributeError)."""
         check_is_fitted(self)
         if self._model.learner != "tree":
@@ -405,7 +417,7 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
 
     @property
     def estimator_weights_(self):
-        """Step a_t of every learner: (n_estimators_,) for binary models, (n_estimators_, K) otherwise."""
+        """Step a_t of every learner: ``(n_estimators_,)`` for binary models, ``(n_estimators_, K)`` otherwise."""
         check_is_fitted(self)
         steps = self._model.steps()
         return steps[:, 0] if self._model.n_outputs == 1 else steps

@@ -32,17 +32,41 @@ def validate_parameters(estimator):
 
 
 def _check_frame_columns(X):
-    """A DataFrame's datetime, timedelta and period columns are a ValueError naming the first one (numpy's
-    DTypePromotionError named neither the column nor the problem)."""
+    """A DataFrame's datetime, timedelta, period and non-numeric (string, category of strings) columns are a
+    ValueError naming the first one (numpy's DTypePromotionError or "could not convert string to float" named
+    neither the column nor the row); so is a string column of a numpy array, by its index."""
     dtypes = getattr(X, "dtypes", None)
     if dtypes is None or not hasattr(dtypes, "items"):
+        if isinstance(X, np.ndarray) and X.ndim == 2 and X.dtype.kind in "OUS":
+            for j in range(X.shape[1]):
+                _check_numeric_column(X[:, j], f"X column {j}")
         return
-    for name, dtype in dtypes.items():
+    for position, (name, dtype) in enumerate(dtypes.items()):
         kind = getattr(dtype, "kind", "O")
         if kind in "mM" or type(dtype).__name__ in ("DatetimeTZDtype", "PeriodDtype"):
             what = "time spans (timedelta)" if kind == "m" else "datetimes"
             raise ValueError(f"X column {name!r} holds {what} ({dtype}), which are not numeric features; convert "
                              "them to numbers first (e.g. seconds since an origin, or day of week)")
+        if kind in "OUS" or type(dtype).__name__ in ("StringDtype", "CategoricalDtype", "ArrowDtype"):
+            _check_numeric_column(X.iloc[:, position], f"X column {name!r}")
+
+
+def _check_numeric_column(column, label):
+    """A ValueError naming the column and the first row holding a string that is not a number; anything else
+    (numbers, numeric strings, None, pd.NA, other objects) is left to scikit-learn's conversion as before."""
+    values = np.asarray(column, dtype=object)
+    try:
+        values.astype(np.float64)
+    except (TypeError, ValueError):
+        for row, value in enumerate(values):
+            if not isinstance(value, (str, bytes)):  # None, pd.NA, objects: left to the usual conversion
+                continue
+            try:
+                float(value)
+            except ValueError:
+                raise ValueError(f"{label} is not numeric ({value!r} in row {row}, {type(value).__name__}); "
+                                 "encode it as numbers first (e.g. sklearn's OrdinalEncoder or OneHotEncoder "
+                                 "in a pipeline)") from None
 
 
 def _check_class_weight_labels(class_weight, classes):
@@ -251,7 +275,7 @@ def usable_cores():
 
 def resolve_n_jobs(n_jobs):
     """Thread count for the core, scikit-learn's convention: None or -1 -> every usable core; k > 0 -> k;
-    -k -> cores + 1 - k (at least 1). More than MAX_THREADS_PER_CORE threads per usable core is clamped to
+    -k -> cores + 1 - k, a ValueError when that leaves no core (k > cores). More than MAX_THREADS_PER_CORE threads per usable core is clamped to
     that, with a warning: beyond it threads only wait for cores, and asking the OpenMP runtime for
     thousands of threads crashes it. (0 is refused by the parameter constraints.)
     """
@@ -259,8 +283,11 @@ def resolve_n_jobs(n_jobs):
     if n_jobs is None:
         return n_cpus
     n_jobs = int(n_jobs)
+    if n_jobs < -n_cpus:  # all cores but k - 1 >= n_cpus: nothing left (joblib's silent 1 hid the typo)
+        raise ValueError(f"n_jobs={n_jobs} asks for every usable core but {-n_jobs - 1}, and this process may use "
+                         f"{n_cpus}; use -1 to -{n_cpus} (all cores but k - 1), a positive count, or None")
     if n_jobs < 0:
-        return max(1, n_cpus + 1 + n_jobs)
+        return n_cpus + 1 + n_jobs
     limit = MAX_THREADS_PER_CORE * n_cpus
     if n_jobs > limit:
         warnings.warn(f"n_jobs={n_jobs} is more than {MAX_THREADS_PER_CORE} threads for each of the {n_cpus} usable "

@@ -32,8 +32,8 @@ class AdaBoostClassifier(BinaryBoostingClassifier):
         learner, since a fit that keeps nothing would predict one class for every row (an error, because
         a warning is easily filtered away, by a parameter search for one).
     n_jobs : int or None, default=None
-        OpenMP threads, scikit-learn's convention: None or -1 use every usable core, -k all but k - 1;
-        0 is an error; more than 4 threads per usable core is clamped to that with a warning. The fitted
+        OpenMP threads, scikit-learn's convention: None or -1 use every usable core, -k all but k - 1
+        (an error when k exceeds the usable cores: nothing would be left); 0 is an error; more than 4 threads per usable core is clamped to that with a warning. The fitted
         model does not depend on it.
     random_state : int, RandomState or None, default=None
         Chooses the rows used to find bin edges when there are more than 200 000 samples (otherwise
@@ -88,12 +88,13 @@ class AdaBoostClassifier(BinaryBoostingClassifier):
     ----------
     classes_ : ndarray of shape (2,)
         The labels; ``classes_[1]`` is the positive class (score > 0).
-    n_features_in_, feature_names_in_ : as in scikit-learn.
+    n_features_in_, feature_names_in_ : int, ndarray
+        As in scikit-learn.
     n_estimators_ : int
         Trees actually fitted.
-    estimator_weights_ : ndarray of shape (n_estimators_,)
+    estimator_weights_ : ndarray of shape ``(n_estimators_,)``
         Steps a_t.
-    feature_importances_ : ndarray of shape (n_features_in_,)
+    feature_importances_ : ndarray of shape ``(n_features_in_,)``
     fit_info_ : dict
         Per iteration: training loss, weighted error, histogram adds (``bin_accumulations``), nodes searched
         with and without pruning, features pruned, rebuilds of the pruned pass's cached heavy rows

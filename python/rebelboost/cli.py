@@ -191,15 +191,26 @@ def atomic_output(path):
     """A text handle whose file appears at ``path`` only once fully written (temp file + rename); on any
     failure the temp file is removed and ``path`` is left as it was."""
     folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".rebelboost-", suffix=".tmp")
+    try:
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".rebelboost-", suffix=".tmp")
+    except OSError as exc:  # named the temporary file, which the user never gave
+        raise _user_path_error(exc, path) from None
     try:
         with os.fdopen(fd, "w", newline="") as handle:
             yield handle
-        os.replace(tmp, path)
+        try:
+            os.replace(tmp, path)
+        except OSError as exc:
+            raise _user_path_error(exc, path) from None
     except BaseException:
         with suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def _user_path_error(exc, path):
+    """The OSError ``exc`` raised on the temporary file of ``path``, told about ``path`` itself."""
+    return type(exc)(exc.errno, f"cannot write {path!r}: {exc.strerror}") if exc.errno else exc
 
 
 def _data_arguments(sub, target_help, target_required):

@@ -88,8 +88,9 @@ class REBELClassifier(BaseBoostingClassifier):
     classes_ : ndarray of shape (n_classes,)
     cost_matrix_ : ndarray of shape (n_classes, n_classes)
         The validated cost matrix used for training.
-    n_estimators_, estimator_weights_ (n_estimators_, n_classes), feature_importances_, fit_info_
-        As in :class:`rebelboost.AdaBoostClassifier` (``train_loss`` is Eq. 4.5 normalised to 1 at H = 0).
+    n_estimators_, estimator_weights_, feature_importances_, fit_info_ : int, ndarray, ndarray, dict
+        As in :class:`rebelboost.AdaBoostClassifier`, with ``estimator_weights_`` of shape
+        ``(n_estimators_, n_classes)`` (``train_loss`` is Eq. 4.5 normalised to 1 at H = 0).
     """
 
     _loss = "rebel"

@@ -18,7 +18,7 @@ Nothing is trained here; the method compared is the one each benchmark declares 
 (similarity-REBEL trained until the loss falls below 1/N; on Fashion-MNIST, where that is out of reach, the
 stage picked on validation after a fixed number of learners).
 
-    python bench/peers/similarity_best_of.py
+    python bench/experiments/similarity_best_of.py
 """
 
 from __future__ import annotations
@@ -118,7 +118,7 @@ def main():
     lines = [
         "# Is similarity-REBEL the best of all methods? Set by set, with the noise",
         "",
-        "`python bench/peers/similarity_best_of.py` (nothing trained: it reads "
+        "`python bench/experiments/similarity_best_of.py` (nothing trained: it reads "
         "`similarity_benchmark_20splits.json` and `similarity_fmnist_splits.json`). similarity-REBEL: trained "
         "until the loss falls below 1/N (digits, wine, breast cancer); on Fashion-MNIST 10k, where that is out "
         "of reach, the stage with the lowest validation error after a fixed number of learners. Errors in %, "

@@ -11,7 +11,7 @@ the result does not depend on the machine's load) and is reported two ways:
 Validation and test errors after every learner come from fit's eval_set (the test curve is recorded for the
 plot and the table only; nothing is picked on it). Splits are cached in the JSON (--resume adds the rest).
 
-    OMP_WAIT_POLICY=passive python bench/peers/similarity_fmnist_splits.py --seeds 1 2 3 --learners 40000
+    OMP_WAIT_POLICY=passive python bench/experiments/similarity_fmnist_splits.py --seeds 1 2 3 --learners 40000
 """
 
 from __future__ import annotations
@@ -124,7 +124,7 @@ def main():
         if results["splits"] and results.get("learners") != args.learners:
             raise SystemExit(f"{args.out}.json holds runs of {results['learners']} learners; pass --out")
         results["learners"] = args.learners
-        results["command"] = ("OMP_WAIT_POLICY=passive python bench/peers/similarity_fmnist_splits.py --seeds "
+        results["command"] = ("OMP_WAIT_POLICY=passive python bench/experiments/similarity_fmnist_splits.py --seeds "
                               + " ".join(map(str, sorted(set(args.seeds) | {s["seed"] for s in results["splits"]})))
                               + f" --learners {args.learners}" + (" --mlp" if args.mlp else ""))
         X, y = load("fmnist10k")

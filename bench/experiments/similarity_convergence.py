@@ -6,7 +6,7 @@ the training error first reaches zero, beside tree-REBEL (<= 200 trees, depth an
 validation quarter, as in the benchmark) and a 1-nearest-neighbour rule in the same standardised units.
 Writes bench/results/similarity_convergence.{md,json}.
 
-    OMP_WAIT_POLICY=passive flock /work/bench.lock python bench/peers/similarity_convergence.py
+    OMP_WAIT_POLICY=passive python bench/experiments/similarity_convergence.py
 """
 
 from __future__ import annotations
@@ -64,7 +64,7 @@ def main():
         json.dump(result, handle, indent=1)
     s = result["similarity"]
     lines = [f"# Similarity-REBEL on {args.rows} F-MNIST rows, trained until it fits", "",
-             "`OMP_WAIT_POLICY=passive flock /work/bench.lock python bench/peers/similarity_convergence.py` "
+             "`OMP_WAIT_POLICY=passive python bench/experiments/similarity_convergence.py` "
              f"(training: the first {args.rows} rows of the training half of split 0 of `similarity_benchmark.py`; "
              f"test: its 2 500-row test quarter; load average at the start {result['load']:.1f}). {args.note}", "",
              f"Similarity-REBEL: {s['n_learners']} learners in {s['fit_seconds']:.0f} s (2 threads), loss below 1/N: "

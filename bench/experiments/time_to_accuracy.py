@@ -14,7 +14,7 @@ Curves of several runs are merged into one results file (--merge keeps the curve
 run does not redo; every curve records the command, date, OpenMP setting and load average of its run).
 The report (tables, diagnostics, plot) is written by time_to_accuracy_report.py after every curve.
 
-    OMP_WAIT_POLICY=passive flock /work/bench.lock python bench/peers/time_to_accuracy.py \
+    OMP_WAIT_POLICY=passive python bench/experiments/time_to_accuracy.py \
         [--cap-scale 1] [--configs "REBEL d2,XGBoost"] [--merge]
 """
 
@@ -28,7 +28,7 @@ import time
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "peers"))  # datasets, compare_rebel
 from datasets import fashion_mnist  # noqa: E402
 from time_to_accuracy_report import BUDGETS, best_within, write_report  # noqa: E402
 
@@ -205,7 +205,7 @@ def main(argv=None):
     parser.add_argument("--out", default=os.path.join(RESULTS, "time_to_accuracy.md"))
     args = parser.parse_args(argv)
     curves, kept = load_previous(args.out) if args.merge else ({}, {})
-    run = {"command": "flock /work/bench.lock python bench/peers/time_to_accuracy.py "
+    run = {"command": "python bench/experiments/time_to_accuracy.py "
                       + " ".join(f'"{a}"' if " " in a else a for a in sys.argv[1:]),
            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
            "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY", "unset (default)")}

@@ -8,7 +8,7 @@ two-point learners have no tau); the tau_ratio with the lowest validation error 
 errors that similarity_close_calls.json recorded on the same splits (same functions, same seeds). The test
 quarter is only read for the reported errors. Writes bench/results/similarity_tau.{md,json}.
 
-    OMP_WAIT_POLICY=passive flock /work/bench.lock python bench/peers/similarity_tau.py --splits 20
+    OMP_WAIT_POLICY=passive python bench/experiments/similarity_tau.py --splits 20
 """
 
 from __future__ import annotations
@@ -93,7 +93,7 @@ def main():
 def write_table(stored, close_calls, out):
     results, seconds, load_before, load_after = (stored[k] for k in ("results", "seconds", "load_before", "load_after"))
     lines = ["# Localized Similarities: tau_ratio picked on validation", "",
-             f"`OMP_WAIT_POLICY=passive flock /work/bench.lock python bench/peers/similarity_tau.py --splits "
+             f"`OMP_WAIT_POLICY=passive python bench/experiments/similarity_tau.py --splits "
              f"{stored['splits']}` ({seconds:.0f} s; load average {load_before[0]:.1f} / {load_before[1]:.1f} before, "
              f"{load_after[0]:.1f} / {load_after[1]:.1f} after, 1 / 5 min). Splits, scaling choice and rivals "
              "as in similarity_close_calls.md; similarity-REBEL trained until the loss falls below 1/N for "

@@ -25,7 +25,7 @@ Diagnostics (thesis setting), to tell a weak implementation from a property of t
   digits  real data, 10 classes: 5 splits x (20 random + 1 taxonomy cost matrix), depth 1 and 2, the number
           of trees chosen on a validation set (run_digits).
 
-    python bench/peers/cost_sensitive.py [--setting thesis|thesis-5k|harsh|digits|all]
+    python bench/experiments/cost_sensitive.py [--setting thesis|thesis-5k|harsh|digits|all]
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ import time
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "peers"))  # datasets, compare_rebel
 from compare_rebel import write  # noqa: E402
 
 from rebel_numpy import NumpyRebelStumps, population_decision  # noqa: E402
@@ -207,7 +207,7 @@ def main(argv=None):
     chosen = list(settings) if args.setting == "all" else [s for s in [args.setting] if s in settings]
     lines = [f"# Cost-sensitive REBEL vs two-step (uniform training + minimum expected cost) ({time.strftime('%Y-%m-%d')})", "",
              "Test risk = mean cost on 20 000 test points; Bayes = the minimum-expected-cost decision from the true",
-             "posterior (the floor). `python bench/peers/cost_sensitive.py`; settings in the script's docstring.", "",
+             "posterior (the floor). `python bench/experiments/cost_sensitive.py`; settings in the script's docstring.", "",
              "| setting | trials | REBEL with costs wins | mean risk REBEL | two-step | Bayes | excess over Bayes: REBEL | two-step |",
              "|---|---|---|---|---|---|---|---|"]
     all_rows = []

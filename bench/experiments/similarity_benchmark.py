@@ -16,10 +16,10 @@ on the test quarter:
 Writes bench/results/similarity_benchmark.{md,json}; per-split results are cached in the JSON, so data
 sets can be run one at a time:
 
-    OMP_WAIT_POLICY=passive python bench/peers/similarity_benchmark.py --datasets digits wine breast_cancer
-    OMP_WAIT_POLICY=passive python bench/peers/similarity_benchmark.py --datasets fmnist10k --max-learners 1000 \
+    OMP_WAIT_POLICY=passive python bench/experiments/similarity_benchmark.py --datasets digits wine breast_cancer
+    OMP_WAIT_POLICY=passive python bench/experiments/similarity_benchmark.py --datasets fmnist10k --max-learners 1000 \
         --small-lgb-grid --resume
-    OMP_WAIT_POLICY=passive python bench/peers/similarity_benchmark.py --datasets fmnist10k --only-similarity \
+    OMP_WAIT_POLICY=passive python bench/experiments/similarity_benchmark.py --datasets fmnist10k --only-similarity \
         --max-learners 100000 --max-seconds 1800
 """
 
@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 import time
 import warnings
 
@@ -43,6 +44,7 @@ from sklearn.svm import SVC
 from rebelboost import REBELClassifier
 
 RESULTS = os.path.join(os.path.dirname(__file__), "..", "results")
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "peers"))  # datasets (Fashion-MNIST)
 N_JOBS = 2
 
 
@@ -293,8 +295,8 @@ FMNIST_NOTE = (
     "similarity_fmnist_splits.md); the other methods from `... --datasets fmnist10k --max-learners 1000 "
     "--small-lgb-grid --resume` (LightGBM tuned over 6 configurations; ~40 min of the 2-core machine); "
     "similarity-REBEL rerun with the distance-column cache (main 347655d; the <= 200 column is unchanged, "
-    "its fit 149 -> 5.0 s): `OMP_WAIT_POLICY=passive flock /work/bench.lock python "
-    "bench/peers/similarity_benchmark.py --datasets fmnist10k --only-similarity --max-learners 100000 "
+    "its fit 149 -> 5.0 s): `OMP_WAIT_POLICY=passive python "
+    "bench/experiments/similarity_benchmark.py --datasets fmnist10k --only-similarity --max-learners 100000 "
     "--max-seconds 1800`. Its loss < 1/N fit stopped at the 30-minute cap after 74 996 learners (24 ms "
     "each) with zero training error but the loss still 820/N (4 400/N after 1 000 learners: the loss "
     "criterion itself is out of reach); load average 1.0-5.8 at readings during the run. The earlier run, "
@@ -304,7 +306,7 @@ FMNIST_NOTE = (
 
 def write_table(results, out):
     errors, times = table(results)
-    intro = ("`OMP_WAIT_POLICY=passive python bench/peers/similarity_benchmark.py` (2-core shared VM, n_jobs=2 "
+    intro = ("`OMP_WAIT_POLICY=passive python bench/experiments/similarity_benchmark.py` (2-core shared VM, n_jobs=2 "
              "where the library has threads; every choice made on the validation quarter). Test error in % (mean "
              "+- std over the splits; bold: the best mean).")
     if max(len(entry["splits"]) for entry in results.values()) > 5:

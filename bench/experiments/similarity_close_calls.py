@@ -4,7 +4,7 @@ protocol and the same functions (50/25/25 splits, every choice on the validation
 (the first 5 are similarity_benchmark.py's). Reports mean test errors, paired differences with a 95 %
 bootstrap interval over splits, and wins / ties / losses. Writes bench/results/similarity_close_calls.{md,json}.
 
-    OMP_WAIT_POLICY=passive python bench/peers/similarity_close_calls.py --splits 20
+    OMP_WAIT_POLICY=passive python bench/experiments/similarity_close_calls.py --splits 20
 """
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ def main():
         json.dump(results, handle, indent=1)
     rng = np.random.default_rng(0)
     lines = ["# Similarity-REBEL against its closest rivals, on more splits", "",
-             f"`OMP_WAIT_POLICY=passive python bench/peers/similarity_close_calls.py --splits {args.splits}` "
+             f"`OMP_WAIT_POLICY=passive python bench/experiments/similarity_close_calls.py --splits {args.splits}` "
              f"({time.perf_counter() - start:.0f} s; load average {load_before:.1f} before, "
              f"{os.getloadavg()[0]:.1f} after). The protocol and code of similarity_benchmark.py: 50/25/25 "
              "splits, every choice on the validation quarter, the first 5 splits are its splits. Test error in % "

@@ -10,8 +10,8 @@ reports of Figs. 5.2-5.4: zero training error near iteration 35 and perfect test
 (our 1-turn spiral: 33 learners; 0.75 turns: 17; 1.5 turns: 99). `--turns 1.5` reruns the harder spiral
 (the earlier default; its results are kept in similarity_spiral_1.5turns.md).
 
-    OMP_WAIT_POLICY=passive python bench/peers/similarity_spiral.py
-    OMP_WAIT_POLICY=passive python bench/peers/similarity_spiral.py --turns 1.5 --out bench/results/similarity_spiral_1.5turns
+    OMP_WAIT_POLICY=passive python bench/experiments/similarity_spiral.py
+    OMP_WAIT_POLICY=passive python bench/experiments/similarity_spiral.py --turns 1.5 --out bench/results/similarity_spiral_1.5turns
 """
 
 from __future__ import annotations
@@ -214,7 +214,7 @@ def main():
     lines = [
         "# Localized Similarities on the spiral (thesis Figs. 5.2, 5.3, 5.6)",
         "",
-        f"`OMP_WAIT_POLICY=passive python bench/peers/similarity_spiral.py --turns {args.turns:g}` "
+        f"`OMP_WAIT_POLICY=passive python bench/experiments/similarity_spiral.py --turns {args.turns:g}` "
         f"(500 points, 3 arms, {args.turns:g} turns, 2/3 train; {args.n_estimators} learners, n_jobs={args.n_jobs}; "
         "labels flipped to another class at random in train and test alike).",
         "",

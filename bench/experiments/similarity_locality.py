@@ -6,7 +6,7 @@ training error after 200, the two-point candidates visited per iteration, the te
 test error of a 1-nearest-neighbour classifier in the same standardised units (Euclidean distance is all a
 similarity sees). Writes bench/results/similarity_locality.{md,json}.
 
-    OMP_WAIT_POLICY=passive flock /work/bench.lock python bench/peers/similarity_locality.py
+    OMP_WAIT_POLICY=passive python bench/experiments/similarity_locality.py
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ def write(rows):
     with open(out + ".json", "w") as handle:
         json.dump(rows, handle, indent=1)
     lines = ["# How local are the learners, and how good is their metric? (split 0, 200 similarities)", "",
-             "`OMP_WAIT_POLICY=passive flock /work/bench.lock python bench/peers/similarity_locality.py` "
+             "`OMP_WAIT_POLICY=passive python bench/experiments/similarity_locality.py` "
              "(split 0 of `similarity_benchmark.py`: fit on the training half, test on the test quarter)", "",
              "| data (N, d) | scaling | one-point / two-point / constant | training points a two-point learner "
              "reaches (\\|f\\| > 0.1, median) | training error after 200 | candidates / iteration | test error "

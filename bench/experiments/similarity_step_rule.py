@@ -3,7 +3,7 @@ closed form on sign(f), on digits (5 stratified 50/25/25 splits, at most 200 lea
 both similarity scalings). Writes bench/results/similarity_step_rule.{md,json}; the spiral's comparison is in
 similarity_spiral.md.
 
-    OMP_WAIT_POLICY=passive python bench/peers/similarity_step_rule.py
+    OMP_WAIT_POLICY=passive python bench/experiments/similarity_step_rule.py
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ def main():
     with open(out + ".json", "w") as handle:
         json.dump(rows, handle, indent=1)
     lines = ["# Exact step vs the closed form on sign(f), digits", "",
-             "`OMP_WAIT_POLICY=passive python bench/peers/similarity_step_rule.py` (5 splits of 50/25/25 %, at most "
+             "`OMP_WAIT_POLICY=passive python bench/experiments/similarity_step_rule.py` (5 splits of 50/25/25 %, at most "
              "200 learners, their number picked on validation).", "",
              "| scaling | step | test error % (mean +- std) | iterations where the training loss rose (per split) |",
              "|---|---|---|---|"]

@@ -3,7 +3,7 @@ A 1-nearest-neighbour rule (no training choices at all) on the same 50 000 / 10 
 set and the 10 000 test images: its validation and test error, and the distance from each validation / test
 image to its nearest training image. Writes bench/results/fmnist_split_gap.md.
 
-    python bench/peers/fmnist_split_gap.py
+    python bench/experiments/fmnist_split_gap.py
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ def main():
     Xtr, ytr, Xva, yva, Xte, yte = split()
     nn = NearestNeighbors(n_neighbors=1, algorithm="brute").fit(Xtr)
     lines = ["# Fashion-MNIST: validation split vs test set for a 1-NN rule", "",
-             "`python bench/peers/fmnist_split_gap.py` (time_to_accuracy.py's split: 50 000 / 10 000 rows of the "
+             "`python bench/experiments/fmnist_split_gap.py` (time_to_accuracy.py's split: 50 000 / 10 000 rows of the "
              "training set, seed 0; the 10 000 test images). A 1-NN rule has no stage or parameter to pick, so its "
              "test - validation gap is the split's, not a selection effect.", "",
              "| set | 1-NN error | distance to the nearest training image: median | 10th percentile | share < 500 | share < 1 000 |",

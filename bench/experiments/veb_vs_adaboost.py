@@ -5,7 +5,7 @@ twonorm (Breiman): two Gaussians in d = 20 with means +-(a, ..., a), a = 2 / sqr
 Both estimators use the same number of stumps; the mean and standard deviation of the test error are
 reported.
 
-    python bench/peers/veb_vs_adaboost.py [--n-estimators 500] [--lam 0.5]
+    python bench/experiments/veb_vs_adaboost.py [--n-estimators 500] [--lam 0.5]
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import time
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "peers"))  # datasets, compare_rebel
 from compare_rebel import write  # noqa: E402
 
 from rebelboost import AdaBoostClassifier, VEBBoostClassifier  # noqa: E402

@@ -2,7 +2,7 @@
 with random labels, against the thesis's bound T = ceil(ln(2 / KN) / ln(1 - 2 / (K N^2))) (§5.4); and
 whether the training loss fell in every iteration. Writes bench/results/similarity_guarantee.{md,json}.
 
-    OMP_WAIT_POLICY=passive python bench/peers/similarity_guarantee.py
+    OMP_WAIT_POLICY=passive python bench/experiments/similarity_guarantee.py
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ def main():
     with open(out + ".json", "w") as handle:
         json.dump(rows, handle, indent=1)
     lines = ["# Zero training error on random labels: when, against the thesis's bound", "",
-             "`OMP_WAIT_POLICY=passive python bench/peers/similarity_guarantee.py` (Gaussian points, uniformly random "
+             "`OMP_WAIT_POLICY=passive python bench/experiments/similarity_guarantee.py` (Gaussian points, uniformly random "
              "labels, every class present).", "",
              "| N | K | d | thesis bound T | zero training error after | loss fell every iteration |", "|---|---|---|---|---|---|"]
     lines += [f"| {r['N']} | {r['K']} | {r['d']} | {r['bound']} | {r['first_zero_error']} | {r['loss_falls']} |" for r in rows]

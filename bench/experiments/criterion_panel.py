@@ -4,7 +4,7 @@ Test error of rebelboost's AdaBoostClassifier with criterion="loss" (the default
 (scikit-learn's trees), 300 learners, depths 1 and 2, on Fashion-MNIST pairs, breast cancer (3 random
 halvings), make_classification and make_hastie_10_2. Used to choose the default; see README.
 
-    python bench/peers/criterion_panel.py [--out bench/results/criterion_panel.md]
+    python bench/experiments/criterion_panel.py [--out bench/results/criterion_panel.md]
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import numpy as np
 from sklearn.datasets import load_breast_cancer, make_classification, make_hastie_10_2
 from sklearn.model_selection import train_test_split
 
-sys.path.insert(0, os.path.dirname(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "peers"))  # datasets, compare_rebel
 from datasets import fashion_pair  # noqa: E402
 
 from rebelboost import AdaBoostClassifier  # noqa: E402

@@ -5,7 +5,7 @@ the validated stages) written by time_to_accuracy.py, and writes time_to_accurac
 time_to_accuracy.png. Every choice (stopping stage, REBEL configuration) is made on validation error; the
 test set is only read at the chosen stages.
 
-    python bench/peers/time_to_accuracy_report.py [--out bench/results/time_to_accuracy.md]
+    python bench/experiments/time_to_accuracy_report.py [--out bench/results/time_to_accuracy.md]
 """
 
 from __future__ import annotations
@@ -190,8 +190,8 @@ def write_report(out):
     rebel = [n for n in sums if n.startswith("REBEL")]
     chosen = min(rebel, key=lambda n: (sums[n]["val_error"], sums[n]["time_at_best_s"])) if rebel else None
     lines = ["# Time to accuracy, Fashion-MNIST 10 classes, 2 threads", "",
-             "Written by `python bench/peers/time_to_accuracy_report.py` from `time_to_accuracy.json` and "
-             "`time_to_accuracy_predictions.npz` (the curves, made by `bench/peers/time_to_accuracy.py`; each "
+             "Written by `python bench/experiments/time_to_accuracy_report.py` from `time_to_accuracy.json` and "
+             "`time_to_accuracy_predictions.npz` (the curves, made by `bench/experiments/time_to_accuracy.py`; each "
              "curve's run is listed below). Plot: `time_to_accuracy.png`.", "",
              "Train / validation: 50 000 / 10 000 rows of the training set (seed 0); test: the 10 000 test images. "
              "Stopping stage and REBEL configuration are chosen on validation error only (the first minimum of "
