@@ -43,6 +43,7 @@ def test_accuracy_loss_on_the_calibration_rows_stays_below_the_certified_bound(m
     assert report["mean_learners"] == pytest.approx(counts.mean())
     assert report["learners_interval"][0] <= counts.mean() <= report["learners_interval"][1]
     assert counts.mean() < clf.n_estimators_  # rows do leave early
+    assert report["every"] in (4, 8, 16) and clf.cascade_["every"] == report["every"]  # every=None: chosen
     # The same rows one at a time (the core's one-row path) follow the same cascade.
     for r in range(0, len(X_val), 37):
         assert clf.predict(X_val[r : r + 1], cascade=True)[0] == labels[r]

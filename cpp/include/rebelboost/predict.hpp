@@ -44,7 +44,7 @@ struct CascadeTarget {
   };
   Kind kind = Kind::kAccuracyLoss;
   double value = 0.0;           // in [0, 1]; a harm target of 0 cannot be certified (exact early exit has none)
-  std::uint32_t every = 4;      // learners between checkpoints
+  std::uint32_t every = 0;      // learners between checkpoints; 0: the calibration chooses among 4, 8 and 16
   double confidence = 0.95;     // in (0, 1)
 };
 
@@ -61,7 +61,8 @@ struct CascadeReport {
   double mean_learners = 0.0;    // learners per calibration row
   double learners_low = 0.0, learners_high = 0.0;  // normal-approximation interval at `confidence`
   std::size_t n_learners = 0;    // learners of full evaluation
-  double shape = 0.0;            // the chosen family member: threshold = scale x (remaining weight)^shape
+  std::size_t every = 0;         // the chosen family member: checkpoints every `every` learners,
+  double shape = 0.0;            // threshold = scale x (remaining weight)^shape
   double scale = 0.0;
   std::size_t tested = 0;        // configurations tested in sequence (all shapes)
 };

@@ -24,9 +24,15 @@ constexpr std::size_t kNumShapes = sizeof(kShapes) / sizeof(kShapes[0]);
 constexpr std::size_t kScales = 200;
 constexpr double kScaleRange = 1e-4;
 constexpr std::size_t kBlockRows = 512;  // rows walked in parallel before their counts are added up
+// CascadeTarget::every = 0: the checkpoint spacings tried (multiples of the first), and the cost of a check
+// in units of a learner's work for the choice between them (a check of a 16-row group compares about what
+// two depth-2 trees do).
+constexpr std::size_t kEveryChoices[] = {4, 8, 16};
+constexpr double kCheckCost = 2.0;
 
 // Fixed from the model before any row is seen: threshold(q, c) for candidate q = shape * kScales + scale.
 struct Family {
+  std::size_t every = 1;       // learners between checkpoints
   std::size_t C = 0;           // checkpoints
   std::vector<double> g;       // [shape * C + c]: (W(s_c) / W(0))^shape
   std::vector<double> lambda;  // [shape * kScales + i], decreasing in i
@@ -43,6 +49,7 @@ Family make_family(const Model& model, std::size_t every, std::size_t C) {
     reach[t] = reach[t + 1] + r;
   }
   Family f;
+  f.every = every;
   f.C = C;
   f.g.resize(kNumShapes * C);
   f.lambda.resize(kNumShapes * kScales);
@@ -79,7 +86,6 @@ struct Harm {
 void check_target(const Model& model, const CascadeTarget& target) {
   if (!(target.value >= 0.0 && target.value <= 1.0))
     throw InvalidArgument("cascade target value must be in [0, 1], got " + std::to_string(target.value));
-  if (target.every == 0) throw InvalidArgument("a cascade must be checked every 1 or more learners");
   if (!(target.confidence > 0.0 && target.confidence < 1.0))
     throw InvalidArgument("cascade confidence must be in (0, 1), got " + std::to_string(target.confidence));
   if (target.kind == CascadeTarget::Kind::kRecall && model.n_outputs != 1)
@@ -159,9 +165,22 @@ Cascade calibrate_cascade(const Engine& engine, MatrixView<T> X, const std::int3
   const Harm harm{target.kind, y, full.data()};
   const bool recall = target.kind == CascadeTarget::Kind::kRecall;
   const double alpha = recall ? 1.0 - target.value : target.value;
-  const double tail = (1.0 - target.confidence) / static_cast<double>(kNumShapes);
   std::size_t n = 0;
   for (std::size_t r = 0; r < N; ++r) n += harm.counted(r);
+  // The checkpoint spacings tried: the one asked for, or (every = 0) kEveryChoices when the rows suffice for
+  // the Bonferroni level over all their candidates, else the first alone. The choice depends on the number
+  // of rows only, never on the harm they show, so the tests stay valid.
+  const double delta = 1.0 - target.confidence;
+  std::vector<std::size_t> spacings;
+  const std::size_t n_choices = sizeof(kEveryChoices) / sizeof(kEveryChoices[0]);
+  if (target.every)
+    spacings.push_back(target.every);
+  else if (n >= min_certifying_rows(alpha, delta / static_cast<double>(n_choices * kNumShapes)))
+    spacings.assign(std::begin(kEveryChoices), std::end(kEveryChoices));
+  else
+    spacings.push_back(kEveryChoices[0]);
+  const std::size_t F = spacings.size(), per_family = kNumShapes * kScales, Q = F * per_family;
+  const double tail = delta / static_cast<double>(F * kNumShapes);
   const std::size_t min_rows = min_certifying_rows(alpha, tail);
   if (n < min_rows)
     throw InvalidArgument("the calibration set is too small for this target: certifying a harm rate of at most " +
@@ -169,9 +188,13 @@ Cascade calibrate_cascade(const Engine& engine, MatrixView<T> X, const std::int3
                           " needs at least " + std::to_string(min_rows) + (recall ? " positives found by full evaluation" : " rows") +
                           ", got " + std::to_string(n) + " (give more rows, a larger target or a lower confidence)");
 
-  const std::size_t every = target.every, C = n_learn == 0 ? 0 : (n_learn - 1) / every;
-  const Family family = make_family(model, every, C);
-  const std::size_t Q = kNumShapes * kScales;
+  std::vector<Family> families;
+  std::size_t last = 0;  // the last checkpoint of any family
+  for (std::size_t e : spacings) {
+    families.push_back(make_family(model, e, n_learn == 0 ? 0 : (n_learn - 1) / e));
+    last = std::max(last, families.back().C * e);
+  }
+  const std::size_t base = spacings[0];  // every spacing is a multiple of the first
   const ExitBounds& bounds = engine.stop_rule().bounds();
   const ExitBounds::Range range = bounds.range(n_learn);
   std::vector<std::uint64_t> harmful(Q, 0), learners(Q, 0);
@@ -187,11 +210,10 @@ Cascade calibrate_cascade(const Engine& engine, MatrixView<T> X, const std::int3
       std::vector<double> P(model.bias.begin(), model.bias.end());
       std::vector<std::uint32_t> exit_at(Q, static_cast<std::uint32_t>(n_learn));
       std::vector<std::int32_t> exit_as(Q, full[r]);
-      std::size_t open[kNumShapes];  // per shape: candidates [0, open) have not left yet
-      std::fill(open, open + kNumShapes, kScales);
+      // Per family and shape: candidates [0, open) have not left yet.
+      std::vector<std::size_t> open(F * kNumShapes, kScales);
       std::size_t t = 0;
-      for (std::size_t c = 0; c < C; ++c) {
-        const std::size_t s = (c + 1) * every;
+      for (std::size_t s = base; s <= last; s += base) {
         engine.advance_row(x, X.col_stride, P.data(), t, s);
         t = s;
         const ExitBounds::Leaders l = K == 1 ? ExitBounds::Leaders{} : ExitBounds::leaders(P.data(), 1, K);
@@ -209,14 +231,20 @@ Cascade calibrate_cascade(const Engine& engine, MatrixView<T> X, const std::int3
           margin = as ? P[0] : -P[0];
         }
         bool all_left = true;
-        for (std::size_t j = 0; j < kNumShapes; ++j) {
-          std::size_t& o = open[j];
-          while (o > 0 && (exact >= 0 || margin >= family.threshold(j * kScales + o - 1, c))) {
-            --o;
-            exit_at[j * kScales + o] = static_cast<std::uint32_t>(s);
-            exit_as[j * kScales + o] = exact >= 0 ? exact : as;
+        for (std::size_t fi = 0; fi < F; ++fi) {
+          const Family& fam = families[fi];
+          const bool checkpoint = s % fam.every == 0 && s / fam.every <= fam.C;
+          const std::size_t c = s / fam.every - 1;
+          for (std::size_t j = 0; j < kNumShapes; ++j) {
+            std::size_t& o = open[fi * kNumShapes + j];
+            const std::size_t q0 = fi * per_family + j * kScales;
+            while (checkpoint && o > 0 && (exact >= 0 || margin >= fam.threshold(j * kScales + o - 1, c))) {
+              --o;
+              exit_at[q0 + o] = static_cast<std::uint32_t>(s);
+              exit_as[q0 + o] = exact >= 0 ? exact : as;
+            }
+            all_left &= o == 0;
           }
-          all_left &= o == 0;
         }
         if (all_left) break;
       }
@@ -233,26 +261,33 @@ Cascade calibrate_cascade(const Engine& engine, MatrixView<T> X, const std::int3
         learners_sq[q] += static_cast<double>(L) * static_cast<double>(L);
       }
   }
-  // Fixed-sequence tests per shape, then the certified candidate with the fewest learners.
+  // Fixed-sequence tests per family and shape, then the certified candidate of least estimated cost:
+  // learners x (1 + kCheckCost / every), the checks one per `every` learners.
   std::size_t best = Q;
+  double best_cost = 0.0;
   std::size_t tested = 0;
-  for (std::size_t j = 0; j < kNumShapes; ++j) {
-    std::size_t pick = Q;
-    for (std::size_t i = 0; i < kScales; ++i) {
-      const std::size_t q = j * kScales + i;
-      ++tested;
-      if (!(alpha >= 1.0 || binomial_cdf(harmful[q], n, alpha) <= tail)) break;
-      pick = q;
+  for (std::size_t fi = 0; fi < F; ++fi)
+    for (std::size_t j = 0; j < kNumShapes; ++j) {
+      std::size_t pick = Q;
+      for (std::size_t i = 0; i < kScales; ++i) {
+        const std::size_t q = fi * per_family + j * kScales + i;
+        ++tested;
+        if (!(alpha >= 1.0 || binomial_cdf(harmful[q], n, alpha) <= tail)) break;
+        pick = q;
+      }
+      if (pick == Q) continue;
+      const double cost = static_cast<double>(learners[pick]) * (1.0 + kCheckCost / static_cast<double>(spacings[fi]));
+      if (best == Q || cost < best_cost) best = pick, best_cost = cost;
     }
-    if (pick < Q && (best == Q || learners[pick] < learners[best])) best = pick;
-  }
   if (best == Q) throw InvalidArgument("no cascade could be certified for this target on these rows");
+  const Family& chosen = families[best / per_family];
+  const std::size_t member = best % per_family;
   Cascade cascade;
-  cascade.every = target.every;
-  cascade.thresholds.resize(C * n_classes);
-  for (std::size_t c = 0; c < C; ++c)
+  cascade.every = static_cast<std::uint32_t>(chosen.every);
+  cascade.thresholds.resize(chosen.C * n_classes);
+  for (std::size_t c = 0; c < chosen.C; ++c)
     for (std::size_t k = 0; k < n_classes; ++k)
-      cascade.thresholds[c * n_classes + k] = recall && k == 1 ? kInf : family.threshold(best, c);
+      cascade.thresholds[c * n_classes + k] = recall && k == 1 ? kInf : chosen.threshold(member, c);
   if (cascade.thresholds.empty()) cascade.every = 0;
   if (report) {
     CascadeReport& rep = *report;
@@ -273,8 +308,9 @@ Cascade calibrate_cascade(const Engine& engine, MatrixView<T> X, const std::int3
     rep.learners_low = std::max(0.0, mean - half);
     rep.learners_high = std::min(static_cast<double>(n_learn), mean + half);
     rep.n_learners = n_learn;
-    rep.shape = kShapes[best / kScales];
-    rep.scale = family.lambda[best];
+    rep.every = chosen.every;
+    rep.shape = kShapes[member / kScales];
+    rep.scale = chosen.lambda[member];
     rep.tested = tested;
   }
   return cascade;

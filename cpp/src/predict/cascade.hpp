@@ -41,6 +41,10 @@ inline std::int32_t cascade_decision(const Cascade& cascade, std::size_t c, std:
 // shapes). Every pick is then, with probability >= confidence jointly, within the target on new rows,
 // so the cascade taken, the pick with the fewest learners on the calibration rows, is too.
 //
+// With CascadeTarget::every = 0 the family is built for checkpoints every 4, 8 and 16 learners (Bonferroni
+// over all of them; every 4 alone when the rows are too few for that level), and the certified candidate of
+// least estimated cost, learners x (1 + 2 / every), is taken instead.
+//
 // Throws InvalidArgument when the rows cannot certify the target (fewer than CascadeReport::min_rows: even
 // no harm at all would not reject), or the target is 0. `report` (optional) receives the figures.
 // Engine: the tree Engine or the SimilarityEngine (instantiated for both).

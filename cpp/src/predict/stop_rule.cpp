@@ -18,11 +18,6 @@ StopRule::StopRule(const Model& model) : model_(model), bounds_(model), all_(bou
   for (std::size_t c = 0; c < needed_.size(); ++c) needed_[c] = bounds_.needed(c * g, all_);
 }
 
-double StopRule::needed(std::size_t s, const Stops& st) const {
-  const std::size_t c = s / ExitBounds::kGranularity;
-  return st.range.n == all_.n && c < needed_.size() ? needed_[c] : bounds_.needed(s, st.range);
-}
-
 StopRule::Stops StopRule::stops(const PredictOptions& options, std::size_t n) const {
   Stops st;
   if (options.cascade && model_.cascade.empty())
