@@ -39,11 +39,11 @@ inline std::int32_t cascade_decision(const Cascade& cascade, std::size_t c, std:
 // at most (1 - confidence) / |kShapes|; the shape's pick is the last candidate before the first one that
 // is not rejected (fixed-sequence testing: no multiplicity cost along the sequence, Bonferroni across
 // shapes). Every pick is then, with probability >= confidence jointly, within the target on new rows,
-// so the cascade taken, the pick with the fewest learners on the calibration rows, is too.
+// so the cascade taken, the pick of least estimated cost on the calibration rows (below), is too.
 //
-// With CascadeTarget::every = 0 the family is built for checkpoints every 4, 8 and 16 learners (Bonferroni
-// over all of them; every 4 alone when the rows are too few for that level), and the certified candidate of
-// least estimated cost, learners x (1 + 2 / every), is taken instead.
+// The estimated cost is learners x (1 + 2 / every) (a check of a 16-row group costs about two depth-2
+// trees). With CascadeTarget::every = 0 the family is built for checkpoints every 4, 8 and 16 learners too
+// (Bonferroni over all shape x spacing sequences; every 4 alone when the rows are too few for that level).
 //
 // Throws InvalidArgument when the rows cannot certify the target (fewer than CascadeReport::min_rows: even
 // no harm at all would not reject), or the target is 0. `report` (optional) receives the figures.

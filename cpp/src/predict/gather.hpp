@@ -51,7 +51,13 @@ inline bool gather_lanes(const MatrixView<T>& X, const std::size_t* rows, std::u
   const auto first = static_cast<std::size_t>(__builtin_ctz(lanes));
   for (std::size_t j = 0; j < kLanes; ++j)
     row[j] = X.data + static_cast<std::ptrdiff_t>(rows[((lanes >> j) & 1u) ? j : first]) * X.row_stride;
+  // The rows' lines are mostly not in cache yet: their loads are requested kAhead slots early.
+  constexpr std::size_t kAhead = 8;
   for (std::size_t u = u_begin; u < u_end; ++u) {
+    if (u + kAhead < u_end) {
+      const std::ptrdiff_t ahead = static_cast<std::ptrdiff_t>(f.features[u + kAhead]) * cs;
+      for (std::size_t j = 0; j < kLanes; ++j) __builtin_prefetch(row[j] + ahead);
+    }
     const std::ptrdiff_t at = static_cast<std::ptrdiff_t>(f.features[u]) * cs;
     T* out = Xt + u * kLanes;
     for (std::size_t j = 0; j < kLanes; ++j) out[j] = row[j][at];
