@@ -103,6 +103,8 @@ def measure(name, clf, X_val, y_val, X_pool, target, threads, rounds):
         fns[label] = (lambda m: lambda: m.predict(X, threads, -1, False, True, False, 0, True))(m)
         learners[label] = float(m.predict(X, threads, -1, True, True, False, 0, True)[1].mean())
     batch = interleaved(fns, rounds)
+    # Exact exit against full alone, twice the rounds: the two calls side by side (the acceptance ratio).
+    paired = interleaved({"full": fns["full"], "exact exit": fns["exact exit"]}, 2 * rounds)
     rows = [np.ascontiguousarray(X[i:i + 1]) for i in range(2000)]
     cd = cascades["default"]._model
     one = {"full": lambda: [model.predict(r, 1, -1, False, True, False, 0, False) for r in rows],
@@ -112,6 +114,7 @@ def measure(name, clf, X_val, y_val, X_pool, target, threads, rounds):
     single = interleaved(one, 5)
     out = {"model": name, "n_learners": T, "target": target, "rows": N_ROWS, "threads": threads,
            "batch_ms": {k: [1e3 * v[0], 1e3 * v[1]] for k, v in batch.items()}, "mean_learners": learners,
+           "exit_paired_ms": {k: [1e3 * v[0], 1e3 * v[1]] for k, v in paired.items()},
            "one_row_us": {k: [1e6 * v[0] / len(rows), 1e6 * v[1] / len(rows)] for k, v in single.items()},
            "reports": {str(every): c.cascade_report_ for every, c in cascades.items()}}
     print(json.dumps({k: out[k] for k in ("model", "batch_ms", "mean_learners", "one_row_us")}), flush=True)
@@ -152,6 +155,14 @@ def main(argv=None):
             one_txt = f"{one[0]:.2f} | {r['one_row_us']['full'][0] / one[0]:.2f}x" if one else "- | -"
             lines.append(f"| {r['model']} ({r['target']}) | {path} | {r['mean_learners'][path]:.0f} | {best:.1f} ({median:.1f}) | "
                          f"{speed:.2f}x | {ideal:.2f}x | {100 * speed / ideal:.0f} % | {one_txt} |")
+    lines += ["", "Exact exit against full evaluation alone, interleaved over twice the rounds (best, median):", "",
+              "| model | full ms | exact exit ms | exit speed (best) | exit speed (median) | learners per row |",
+              "|---|---|---|---|---|---|"]
+    for r in results:
+        p = r["exit_paired_ms"]
+        lines.append(f"| {r['model']} | {p['full'][0]:.1f} ({p['full'][1]:.1f}) | {p['exact exit'][0]:.1f} "
+                     f"({p['exact exit'][1]:.1f}) | {p['full'][0] / p['exact exit'][0]:.2f}x | "
+                     f"{p['full'][1] / p['exact exit'][1]:.2f}x | {r['mean_learners']['exact exit']:.0f} of {r['n_learners']} |")
     publish(lines, os.path.join(RESULTS, "cascade_speed.md"))
     with open(os.path.join(RESULTS, "cascade_speed.json"), "w") as handle:
         json.dump({"environment_before": env_before, "environment_after": env_after, "results": results}, handle,

@@ -158,6 +158,7 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
             raise
         self.classes_ = classes
         self._model = model
+        self.__dict__.pop("cascade_report_", None)  # a new model has no calibrated cascade
         self._record_fit(history, stop_reason, monitor, stage_seconds)
         monitor.close(stop_reason, self._model.n_learners)
         if error is not None:
@@ -193,9 +194,12 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
 
     def truncate(self, n_iter):
         """Keep only the first ``n_iter`` trees (in place; returns self). ``warm_start=True`` then grows the
-        model again exactly as training more trees at once would."""
+        model again exactly as training more trees at once would. A calibrated cascade keeps the thresholds of
+        the checkpoints before the cut, but its certificate was for the whole model: ``cascade_report_`` is
+        dropped; calibrate again for a guarantee."""
         check_is_fitted(self)
         self._model = self._model.truncated(check_n_iter(self, n_iter))
+        self.__dict__.pop("cascade_report_", None)
         return self
 
     def _core_extra(self):

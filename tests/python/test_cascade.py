@@ -105,8 +105,10 @@ def test_cascade_survives_files_pickles_and_truncation(tmp_path):
         np.testing.assert_array_equal(got[0], want[0])
         np.testing.assert_array_equal(got[1], want[1])
         np.testing.assert_array_equal(back.cascade_["thresholds"], clf.cascade_["thresholds"])
+    assert clf.cascade_report_["every"] == 2
     clf.truncate(31)  # checkpoints after learner 30 go with the learners
     assert clf.cascade_["thresholds"].shape[0] == 15
+    assert not hasattr(clf, "cascade_report_")  # the certificate was for the whole model
     clf.predict(X[:5], cascade=True)
 
 
