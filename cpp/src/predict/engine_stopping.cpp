@@ -14,6 +14,7 @@
 // so the classes never depend on the packing, the chunking or the thread count. A thread's groups are
 // allocated once and serve all its chunks, which are handed out one at a time (their costs differ).
 #include <algorithm>
+#include <limits>
 #include <memory>
 #include <type_traits>
 #include <vector>
@@ -142,9 +143,15 @@ std::uint32_t Engine::decide_lanes(const double* scores, const std::size_t* rows
                                    const StopRule::Stops& st, std::int32_t* classes, std::uint32_t* n_learners,
                                    double& spread) const {
   const std::size_t K = model_.n_outputs;
-  // Without a cascade only the exact bound decides, and never a lane whose spread is at most `needed`:
-  // the spreads first (a max and a min per class), the leaders only for the lanes that pass.
-  const double needed = st.cascade ? -1.0 : stop_.needed(t, st);
+  // The exact bound never decides a lane whose spread is at most `needed`, and a cascade's threshold never
+  // one whose spread (at least its lead) is below the checkpoint's smallest threshold: the spreads first (a
+  // max and a min per class), the leaders only for the lanes that pass.
+  const double needed = stop_.needed(t, st);
+  double least = std::numeric_limits<double>::infinity();
+  if (st.cascade && t / st.every - 1 < st.n_checkpoints) {
+    const std::size_t w = model_.n_classes(), c = t / st.every - 1;
+    for (std::size_t k = 0; k < w; ++k) least = std::min(least, st.cascade->thresholds[c * w + k]);
+  }
   double hi[kLanes], lo[kLanes];
   for (std::size_t j = 0; j < kLanes; ++j) hi[j] = lo[j] = scores[j];
   for (std::size_t k = 1; k < K; ++k)
@@ -156,7 +163,7 @@ std::uint32_t Engine::decide_lanes(const double* scores, const std::size_t* rows
   std::uint32_t candidates = 0;
   for (std::uint32_t m = open; m; m &= m - 1) {
     const std::size_t j = lowest_lane(m);
-    if (hi[j] - lo[j] > needed)
+    if (hi[j] - lo[j] > needed || !(hi[j] - lo[j] < least))
       candidates |= 1u << j;
     else
       spread = std::max(spread, hi[j] - lo[j]);
