@@ -8,7 +8,7 @@
    the floor for any exact rule.
 2. Soft cascade, T-shirt vs Shirt, AdaBoost depth 2, 1 000 trees on 80 % of the training pairs; thresholds
    calibrated on the other 20 % (a validation split of the training set, never the test set) for targets
-   max_accuracy_loss and max_disagreement in {0, 0.001, 0.002, 0.005, 0.01, 0.02}, checkpoints every 1 and 4
+   max_accuracy_loss and max_disagreement in {0.002, 0.005, 0.01, 0.02} (certified at 95 %), checkpoints every 1 and 4
    learners: mean learners per row and test error on the 2 000 test pairs against the target (the curve is
    bench/results/early_stop_cascade.png), plus wall time of batch and one-row prediction.
 
@@ -30,7 +30,8 @@ from compare_rebel import RESULTS, write  # noqa: E402
 from datasets import fashion_mnist, fashion_pair  # noqa: E402
 from predict_batch import interleaved_best as best_of  # noqa: E402
 
-TARGETS = (0.0, 0.001, 0.002, 0.005, 0.01, 0.02)
+# Certifiable on the 2 400 calibration rows at 95 % (0 and 0.001 are not: calibrate_cascade refuses them).
+TARGETS = (0.002, 0.005, 0.01, 0.02)
 
 
 def exact_exit(threads, repeats):

@@ -111,7 +111,7 @@ def main(argv=None):
              "Command: `OMP_WAIT_POLICY=passive python bench/peers/predict_batch.py` "
              f"(min of {args.repeats} interleaved rounds; each library's own model trained on the same 100 000 rows; "
              f"the cascade model on 80 000 of them, calibrated on the other 20 000 with max_accuracy_loss={args.target}, "
-             f"checked after every learner (calibrate_cascade's default) or every 16). Load average before the run: "
+             f"checked with the spacing calibrate_cascade chooses (every=None) and every 16 learners). Load average before the run: "
              f"{load_before}, after: {os.getloadavg()[0]:.2f}.",
              "",
              "| call | ms | ns per row | XGBoost time / this | learners per row | test error |",

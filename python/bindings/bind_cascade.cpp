@@ -29,8 +29,9 @@ PyModel with(const PyModel& pm, Cascade cascade) {
   return PyModel(std::move(out));
 }
 
-PyModel calibrate(const PyModel& pm, const py::array& X, const py::array_t<std::int32_t, py::array::c_style>& y,
-                  const std::string& kind, double value, std::uint32_t every, double spend, int n_threads) {
+// (the calibrated copy, the CascadeReport as a dict).
+py::tuple calibrate(const PyModel& pm, const py::array& X, const py::array_t<std::int32_t, py::array::c_style>& y,
+                    const std::string& kind, double value, std::uint32_t every, double confidence, int n_threads) {
   const std::shared_ptr<const Predictor> predictor = pm.predictor();
   if (y.ndim() != 1 || (X.ndim() == 2 && y.shape(0) != X.shape(0)))
     throw InvalidArgument("y must be 1-D with one class index per row of X");
@@ -38,13 +39,30 @@ PyModel calibrate(const PyModel& pm, const py::array& X, const py::array_t<std::
   target.kind = parse_kind(kind);
   target.value = value;
   target.every = every;
-  target.spend = spend;
+  target.confidence = confidence;
   const std::int32_t* labels = y.data();
+  CascadeReport rep;
   Cascade cascade = with_view(X, [&](auto view) {
     py::gil_scoped_release release;
-    return predictor->calibrate_cascade(view, labels, target, n_threads);
+    return predictor->calibrate_cascade(view, labels, target, n_threads, &rep);
   });
-  return with(pm, std::move(cascade));
+  py::dict report;
+  report["n_rows"] = rep.n_rows;
+  report["min_rows"] = rep.min_rows;
+  report["harmful"] = rep.harmful;
+  report["target"] = rep.target;
+  report["confidence"] = rep.confidence;
+  report["harm"] = rep.harm;
+  report["harm_interval"] = py::make_tuple(rep.harm_low, rep.harm_high);
+  report["harm_bound"] = rep.harm_bound;
+  report["mean_learners"] = rep.mean_learners;
+  report["learners_interval"] = py::make_tuple(rep.learners_low, rep.learners_high);
+  report["n_learners"] = rep.n_learners;
+  report["every"] = rep.every;
+  report["shape"] = rep.shape;
+  report["scale"] = rep.scale;
+  report["tested"] = rep.tested;
+  return py::make_tuple(with(pm, std::move(cascade)), report);
 }
 
 py::object cascade_of(const PyModel& pm) {
@@ -74,9 +92,10 @@ void bind_cascade(py::module_& m) {
       .def("with_cascade", &with_thresholds, py::arg("every"), py::arg("thresholds"),
            "A copy with these cascade thresholds (validated; an empty array removes the cascade).")
       .def("calibrate_cascade", &calibrate, py::arg("X"), py::arg("y"), py::arg("kind"), py::arg("value"),
-           py::arg("every") = 1, py::arg("spend") = 1.0, py::arg("n_threads") = 0,
-           "A copy with a soft cascade calibrated on (X, y class indices) for a target: kind 'accuracy_loss', "
-           "'disagreement' or 'recall' with its value in [0, 1]; checkpoints every `every` learners.");
+           py::arg("every") = 0, py::arg("confidence") = 0.95, py::arg("n_threads") = 0,
+           "(a copy with a soft cascade calibrated on (X, y class indices), its report as a dict) for a target: "
+           "kind 'accuracy_loss', 'disagreement' or 'recall' with its value in [0, 1], certified on new rows with "
+           "`confidence`; checkpoints every `every` learners (0: chosen among 4, 8 and 16).");
 }
 
 }  // namespace rebelboost::bindings

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -14,21 +15,37 @@
 #include "rebelboost/io.hpp"
 #include "rebelboost/model.hpp"
 #include "rebelboost/predict.hpp"
+#include "util/parallel.hpp"
 
 namespace rebelboost::bindings {
 
 namespace {
 
-// NaN is a missing value, but inf is refused as scikit-learn's validation does (one pass, no copy).
+// NaN is a missing value, but inf is refused as scikit-learn's validation does (one pass, no copy). Rows
+// are scanned in blocks on the prediction's threads, each row without a branch per value (an OR of
+// |v| == inf, which the compiler vectorises): on wide float32 rows a test and a branch per value took a
+// third of a cascade's time. The error names no row, so it does not depend on which block finds it.
 template <typename T>
-void reject_inf(const MatrixView<T>& X) {
-  for (std::size_t r = 0; r < X.n_rows; ++r)
-    for (std::size_t c = 0; c < X.n_cols; ++c) {
-      const T v = X(r, c);
-      if (std::isinf(v))
-        throw InvalidArgument(std::string("Input X contains infinity or a value too large for dtype('") +
-                              (sizeof(T) == 4 ? "float32" : "float64") + "').");
+void reject_inf(const MatrixView<T>& X, int n_threads) {
+  constexpr std::size_t kBlockRows = 1024;
+  const auto n_blocks = static_cast<std::ptrdiff_t>((X.n_rows + kBlockRows - 1) / kBlockRows);
+  const int threads = util::threads_for(X.n_rows * X.n_cols, n_threads);
+  util::parallel_for(n_blocks, threads, [&](std::ptrdiff_t b) {
+    const std::size_t begin = static_cast<std::size_t>(b) * kBlockRows, end = std::min(X.n_rows, begin + kBlockRows);
+    unsigned inf = 0;
+    for (std::size_t r = begin; r < end; ++r) {
+      const T* row = X.data + static_cast<std::ptrdiff_t>(r) * X.row_stride;
+      if (X.col_stride == 1) {
+        for (std::size_t c = 0; c < X.n_cols; ++c) inf |= static_cast<unsigned>(std::fabs(row[c]) == std::numeric_limits<T>::infinity());
+      } else {
+        for (std::size_t c = 0; c < X.n_cols; ++c)
+          inf |= static_cast<unsigned>(std::isinf(row[static_cast<std::ptrdiff_t>(c) * X.col_stride]));
+      }
     }
+    if (inf)
+      throw InvalidArgument(std::string("Input X contains infinity or a value too large for dtype('") +
+                            (sizeof(T) == 4 ? "float32" : "float64") + "').");
+  });
 }
 
 std::size_t n_rows_of(const py::array& X) { return X.ndim() == 2 ? static_cast<std::size_t>(X.shape(0)) : 0; }
@@ -43,7 +60,7 @@ py::array_t<double> decision(const PyModel& pm, const py::array& X, int n_thread
   double* dst = out.mutable_data();
   with_view(X, [&](auto view) {
     py::gil_scoped_release release;
-    if (check_inf) reject_inf(view);
+    if (check_inf) reject_inf(view, n_threads);
     predictor->decision_function(view, dst, learners(n_trees), n_threads);
     return 0;
   });
@@ -66,7 +83,7 @@ py::object predict(const PyModel& pm, const py::array& X, int n_threads, long n_
   options.cascade = cascade;
   with_view(X, [&](auto view) {
     py::gil_scoped_release release;
-    if (check_inf) reject_inf(view);
+    if (check_inf) reject_inf(view, n_threads);
     predictor->predict(view, dst, options, n_learners);
     return 0;
   });

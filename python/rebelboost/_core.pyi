@@ -16,9 +16,9 @@ class Model:
     @staticmethod
     def load(arg0: str) -> Model:
         ...
-    def calibrate_cascade(self, X: numpy.ndarray, y: typing.Annotated[numpy.typing.ArrayLike, numpy.int32], kind: str, value: typing.SupportsFloat | typing.SupportsIndex, every: typing.SupportsInt | typing.SupportsIndex = 1, spend: typing.SupportsFloat | typing.SupportsIndex = 1.0, n_threads: typing.SupportsInt | typing.SupportsIndex = 0) -> Model:
+    def calibrate_cascade(self, X: numpy.ndarray, y: typing.Annotated[numpy.typing.ArrayLike, numpy.int32], kind: str, value: typing.SupportsFloat | typing.SupportsIndex, every: typing.SupportsInt | typing.SupportsIndex = 0, confidence: typing.SupportsFloat | typing.SupportsIndex = 0.95, n_threads: typing.SupportsInt | typing.SupportsIndex = 0) -> tuple:
         """
-        A copy with a soft cascade calibrated on (X, y class indices) for a target: kind 'accuracy_loss', 'disagreement' or 'recall' with its value in [0, 1]; checkpoints every `every` learners.
+        (a copy with a soft cascade calibrated on (X, y class indices), its report as a dict) for a target: kind 'accuracy_loss', 'disagreement' or 'recall' with its value in [0, 1], certified on new rows with `confidence`; checkpoints every `every` learners (0: chosen among 4, 8 and 16).
         """
     def decision_function(self, X: numpy.ndarray, n_threads: typing.SupportsInt | typing.SupportsIndex = 0, n_trees: typing.SupportsInt | typing.SupportsIndex = -1, check_inf: bool = False) -> numpy.typing.NDArray[numpy.float64]:
         """

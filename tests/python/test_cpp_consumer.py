@@ -60,7 +60,7 @@ def test_native_predictions_equal_python(make, tmp_path):
     signal = np.nan_to_num(X[:, 0] + X[:, 1]) + rng.normal(scale=0.5, size=400)  # noisy: no perfect fit
     y = np.digitize(signal, [-0.5, 0.5]) if multiclass else signal > 0
     clf = make().fit(X[:300], np.asarray(y[:300]).astype(int))
-    clf.calibrate_cascade(X[300:], np.asarray(y[300:]).astype(int), max_accuracy_loss=0.02, every=2)
+    clf.calibrate_cascade(X[300:], np.asarray(y[300:]).astype(int), max_accuracy_loss=0.1, every=2)
     model, data, expected = tmp_path / "m.rbm", tmp_path / "x.csv", tmp_path / "expected.csv"
     clf.save(model)
     X_test = rng.normal(size=(100, 5))

@@ -81,3 +81,43 @@ def test_return_n_learners_shape_and_type(early_exit):
     labels, counts = clf.predict(X, early_exit=early_exit, return_n_learners=True)
     assert labels.shape == counts.shape == (50,)
     assert counts.dtype == np.uint32
+
+
+def test_large_batches_run_in_full_where_the_pilot_rows_stopped_late():
+    # Batches above 1 024 rows: the first 1 024 (the pilot) stop early; the rest do only if those needed at
+    # most 40 % of the learners (tests/cpp/predict/early_exit_test.cpp covers that branch), else they run
+    # through all of them. Labels are those of full evaluation either way; pilot rows stop where the one-row
+    # path does.
+    rng = np.random.RandomState(7)
+    X = rng.normal(size=(4000, 6))
+    y = X[:, 0] + rng.normal(scale=2.0, size=4000) > 0
+    clf = AdaBoostClassifier(n_estimators=120, max_depth=2).fit(X[:1000], y[:1000])
+    X_test = X[1000:]
+    labels, counts = clf.predict(X_test, early_exit=True, return_n_learners=True)
+    np.testing.assert_array_equal(labels, clf.predict(X_test))
+    assert counts[:1024].mean() > 0.4 * clf.n_estimators_
+    assert counts[:1024].min() < clf.n_estimators_
+    assert np.all(counts[1024:] == clf.n_estimators_)
+    for r in range(0, 1024, 97):
+        one, count = clf.predict(X_test[r : r + 1], early_exit=True, return_n_learners=True)
+        assert one[0] == labels[r] and count[0] == counts[r]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_wide_rows_copy_their_columns_as_far_as_they_get(dtype):
+    # 300 features, most used by few trees: rows that stop early never copy the columns of later trees.
+    # Stopping batches (packed groups, columns copied lazily) give the classes and learner counts of the
+    # one-row path, with NaN in columns only late trees read.
+    rng = np.random.RandomState(11)
+    X = rng.normal(size=(3000, 300))
+    y = np.digitize(X[:, :20].sum(axis=1) + rng.normal(scale=2.0, size=3000), [-3.0, 3.0])
+    clf = REBELClassifier(n_estimators=150, max_depth=2).fit(X[:2000], y[:2000])
+    X_test = X[2000:].astype(dtype)
+    X_test[rng.rand(*X_test.shape) < 0.05] = np.nan
+    counts = check_exact(clf, X_test)
+    assert counts.mean() < clf.n_estimators_
+    clf.calibrate_cascade(X_test[:500], y[2000:2500], max_accuracy_loss=0.05)
+    labels, counts = clf.predict(X_test, cascade=True, return_n_learners=True)
+    for r in range(0, len(X_test), 13):
+        one, count = clf.predict(X_test[r : r + 1], cascade=True, return_n_learners=True)
+        assert one[0] == labels[r] and count[0] == counts[r]

@@ -373,7 +373,8 @@ def test_nonsense_parameters_are_clear_errors(noisy):
     clf = AdaBoostClassifier(n_estimators=5).fit(X, y)
     with pytest.raises(ValueError, match="at least 2 rows of validation data"):
         clf.calibrate_cascade(X[:1], y[:1], max_accuracy_loss=0.1)
-    clf.calibrate_cascade(X[:2], y[:2], max_accuracy_loss=0.1)
+    with pytest.raises(ValueError, match="too small for this target.*at least 39 rows, got 2"):
+        clf.calibrate_cascade(X[:2], y[:2], max_accuracy_loss=0.1)
     with pytest.raises(ValueError, match="similarity_cache_mb.*1048576"):
         REBELClassifier(weak_learner="similarity", similarity_cache_mb=1e308).fit(X, y3)
     labels = np.arange(3300) % 1100

@@ -30,19 +30,41 @@ struct PredictOptions {
   bool cascade = false;
 };
 
-// What calibrate_cascade keeps on the validation rows; "harm" is a row leaving early with a class that
-// costs against the target, and at most a budget of harm is spent over all checkpoints.
+// What a soft cascade must keep on new rows, with a stated confidence (calibrate_cascade). "Harm" is a row
+// leaving early with a class that costs against the target; the harm rate is its share of the rows it is
+// counted over. The calibration certifies, with probability at least `confidence` over the draw of the
+// calibration rows (independent of, and distributed like, the new rows), that the harm rate of the chosen
+// cascade on new rows is at most `value` (1 - value for recall): see predict/cascade.hpp.
 struct CascadeTarget {
   enum class Kind {
-    kAccuracyLoss,  // harm: a row full evaluation gets right leaves wrong; budget: value x rows
-    kDisagreement,  // harm: a row leaves with another class than full evaluation's; budget: value x rows
+    kAccuracyLoss,  // harm: a row full evaluation gets right leaves wrong; over all rows
+    kDisagreement,  // harm: a row leaves with another class than full evaluation's; over all rows
     kRecall,        // binary, rows only leave as class 0 (rejected); harm: a positive (class 1) that full
-                    // evaluation finds is rejected; budget: (1 - value) x such positives
+                    // evaluation finds is rejected; over such positives; the target is 1 - value
   };
   Kind kind = Kind::kAccuracyLoss;
-  double value = 0.0;           // in [0, 1]
-  std::uint32_t every = 1;      // learners between checkpoints
-  double spend = 1.0;           // checkpoint c of C may have spent budget x ((c + 1) / C)^spend (0: all at once)
+  double value = 0.0;           // in [0, 1]; a harm target of 0 cannot be certified (exact early exit has none)
+  std::uint32_t every = 0;      // learners between checkpoints; 0: the calibration chooses among 4, 8 and 16
+  double confidence = 0.95;     // in (0, 1)
+};
+
+// What calibrate_cascade found on the calibration rows for the cascade it chose.
+struct CascadeReport {
+  std::size_t n_rows = 0;        // rows the harm is counted over
+  std::size_t min_rows = 0;      // fewest such rows that can certify the target at the confidence
+  std::size_t harmful = 0;       // harmful rows among them
+  double target = 0.0;           // the certified harm rate (CascadeTarget, 1 - value for recall)
+  double confidence = 0.0;
+  double harm = 0.0;             // harmful / n_rows
+  double harm_low = 0.0, harm_high = 0.0;  // Clopper-Pearson two-sided interval at `confidence`
+  double harm_bound = 0.0;       // one-sided Clopper-Pearson upper bound the test used (at most target)
+  double mean_learners = 0.0;    // learners per calibration row
+  double learners_low = 0.0, learners_high = 0.0;  // normal-approximation interval at `confidence`
+  std::size_t n_learners = 0;    // learners of full evaluation
+  std::size_t every = 0;         // the chosen family member: checkpoints every `every` learners,
+  double shape = 0.0;            // threshold = scale x (remaining weight)^shape
+  double scale = 0.0;
+  std::size_t tested = 0;        // configurations tested in sequence (all shapes)
 };
 
 // A model compiled for prediction: its trees flattened into arrays once, so every call (a batch or one row)
@@ -93,7 +115,8 @@ class Predictor {
   // Soft-cascade thresholds for `target` (CascadeTarget) from validation rows X with class indices y (see
   // predict/cascade.hpp for the procedure). Set them as Model::cascade of a new Predictor to use them.
   template <typename T>
-  Cascade calibrate_cascade(MatrixView<T> X, const std::int32_t* y, const CascadeTarget& target, int n_threads = 0) const;
+  Cascade calibrate_cascade(MatrixView<T> X, const std::int32_t* y, const CascadeTarget& target, int n_threads = 0,
+                            CascadeReport* report = nullptr) const;
 
   // One row's class, without allocating; scores[0..K) is scratch space (it holds H(x) afterwards).
   template <typename T>

@@ -155,11 +155,39 @@ void Engine::predict(MatrixView<T> X, std::int32_t* classes, const PredictOption
     return;
   }
   const StopRule::Stops st = stop_.stops(options, n);
+  if (st.active && !st.cascade && X.n_rows > kExitPilotRows) {
+    // Exact exit gives the labels of full evaluation whichever path runs, so it runs only where it pays: the
+    // first kExitPilotRows rows (a deterministic sample: the choice never depends on timings) stop early;
+    // the rest do too only if those needed at most kExitPays of the learners on average (measured in
+    // docs/cascades.md), else they are evaluated in full (their learner count is then n).
+    std::vector<std::uint32_t> pilot_counts(kExitPilotRows);
+    MatrixView<T> pilot = X, rest = X;
+    pilot.n_rows = kExitPilotRows;
+    rest.data += static_cast<std::ptrdiff_t>(kExitPilotRows) * X.row_stride;
+    rest.n_rows -= kExitPilotRows;
+    predict_stopping(pilot, n, st, options.n_threads, classes, pilot_counts.data());
+    if (n_learners) std::copy(pilot_counts.begin(), pilot_counts.end(), n_learners);
+    std::uint64_t used_learners = 0;
+    for (std::uint32_t c : pilot_counts) used_learners += c;
+    std::uint32_t* rest_learners = n_learners ? n_learners + kExitPilotRows : nullptr;
+    if (static_cast<double>(used_learners) <= kExitPays * static_cast<double>(n) * static_cast<double>(kExitPilotRows))
+      predict_stopping(rest, n, st, options.n_threads, classes + kExitPilotRows, rest_learners);
+    else
+      predict_full(rest, n, options.n_threads, classes + kExitPilotRows, rest_learners);
+    return;
+  }
   if (st.active) {
     predict_stopping(X, n, st, options.n_threads, classes, n_learners);
     return;
   }
-  for_each_group(X, options.n_threads, [&](const Group<T>& g) {
+  predict_full(X, n, options.n_threads, classes, n_learners);
+}
+
+template <typename T>
+void Engine::predict_full(const MatrixView<T>& X, std::size_t n, int n_threads, std::int32_t* classes,
+                          std::uint32_t* n_learners) const {
+  const std::size_t K = model_.n_outputs;
+  for_each_group(X, n_threads, [&](const Group<T>& g) {
     start(g);
     add(g, 0, n);
     for (std::size_t j = 0; j < g.n_lanes; ++j) {
@@ -224,6 +252,7 @@ std::int32_t Engine::predict_row(const T* x, std::ptrdiff_t stride, double* scor
   template void Engine::decision_row<T>(const T*, std::ptrdiff_t, double*, std::size_t) const;                    \
   template void Engine::advance_row<T>(const T*, std::ptrdiff_t, double*, std::size_t, std::size_t) const;        \
   template void Engine::start<T>(const Group<T>&) const;                                                        \
+  template void Engine::predict_full<T>(const MatrixView<T>&, std::size_t, int, std::int32_t*, std::uint32_t*) const; \
   template void Engine::add<T>(const Group<T>&, std::size_t, std::size_t) const;                                \
   template std::int32_t Engine::predict_row<T>(const T*, std::ptrdiff_t, double*, const PredictOptions&,          \
                                                std::uint32_t*) const;

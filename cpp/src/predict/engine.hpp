@@ -26,6 +26,10 @@ class Engine {
 
   // Fewer rows than this are evaluated one by one (the 16-lane groups would mostly carry padding).
   static constexpr std::size_t kMinGroupRows = 4;
+  // Exact exit: rows in the pilot (the first ones of a batch) always stop early; the rest only if the pilot's
+  // rows used at most kExitPays of the learners on average (the path with checks costs more per learner).
+  static constexpr std::size_t kExitPilotRows = 1024;
+  static constexpr double kExitPays = 0.4;
 
   template <typename T>
   void decision_function(MatrixView<T> X, double* out, std::size_t n_trees, int n_threads) const;
@@ -65,6 +69,10 @@ class Engine {
   template <typename T>
   void add(const Group<T>& g, std::size_t t_begin, std::size_t t_end) const;
 
+  // Every row through all n learners.
+  template <typename T>
+  void predict_full(const MatrixView<T>& X, std::size_t n, int n_threads, std::int32_t* classes,
+                    std::uint32_t* n_learners) const;
   // Rows that may stop early (engine_stopping.cpp): groups advance from checkpoint to checkpoint, decided
   // rows leave, and the rows still running are packed into fewer groups when that saves more than it costs.
   template <typename T>

@@ -6,9 +6,15 @@
 // the kernel with the 16 scores in registers. A decided row keeps its class and learner count; its lane goes
 // on being computed while its group has others running, for nothing. When the tree work it saves until the
 // last learner exceeds the copying (counted in values moved), the running lanes of the emptiest groups move
-// into the free lanes of the fullest ones (gathered columns and scores copied). Each lane's arithmetic is the
-// same in any group, so the classes never depend on the packing, the chunking or the thread count.
+// into the free lanes of the fullest ones (gathered columns and scores copied), so the work follows the
+// rows still running. Columns are copied lazily: slots are numbered in order of first use by the trees
+// (FlatForest), and before advancing to learner t the running lanes get the slots the trees before t read
+// (ForestArrays::slots_before), so a row that leaves early never has the later trees' columns copied (on
+// wide rows the copy is most of full evaluation's cost). Each lane's arithmetic is the same in any group,
+// so the classes never depend on the packing, the chunking or the thread count. A thread's groups are
+// allocated once and serve all its chunks, which are handed out one at a time (their costs differ).
 #include <algorithm>
+#include <limits>
 #include <memory>
 #include <type_traits>
 #include <vector>
@@ -55,6 +61,7 @@ struct BinaryPlan {
 template <typename T>
 struct LiveGroups {
   std::size_t U = 1, K = 1, n = 0;
+  std::size_t have = 0;  // slots gathered so far in every running lane (the same for all: they move together)
   std::vector<T> xt;
   std::vector<double> scores;
   std::vector<std::size_t> rows;
@@ -64,6 +71,17 @@ struct LiveGroups {
   LiveGroups(std::size_t n_slots, std::size_t n_outputs, std::size_t n_groups)
       : U(std::max<std::size_t>(n_slots, 1)), K(n_outputs), n(n_groups), xt(n_groups * U * kLanes, T(0)),
         scores(n_groups * K * kLanes), rows(n_groups * kLanes, kNoRow), nan(n_groups, 0), open(n_groups, 0) {}
+
+  // Ready for a chunk of n_groups groups (at most the constructor's): a thread's groups serve all its
+  // chunks, so their buffers are allocated (and their pages faulted in) once. Columns are not cleared:
+  // every lane's columns are written before a kernel reads them (gather_lanes), or belong to no row.
+  void reset(std::size_t n_groups) {
+    n = n_groups;
+    have = 0;
+    std::fill(rows.begin(), rows.end(), kNoRow);
+    std::fill(nan.begin(), nan.end(), std::uint8_t{0});
+    std::fill(open.begin(), open.end(), 0u);
+  }
 
   T* xt_of(std::size_t g) { return xt.data() + g * U * kLanes; }
   double* scores_of(std::size_t g) { return scores.data() + g * K * kLanes; }
@@ -91,7 +109,7 @@ struct LiveGroups {
         const std::size_t j = lowest_lane(m);
         while (open[order[d]] == 0xFFFFu) ++d;
         const std::size_t q = order[d], l = lowest_lane(~open[q] & 0xFFFFu);
-        for (std::size_t u = 0; u < U; ++u) xt[(q * U + u) * kLanes + l] = xt[(g * U + u) * kLanes + j];
+        for (std::size_t u = 0; u < have; ++u) xt[(q * U + u) * kLanes + l] = xt[(g * U + u) * kLanes + j];
         for (std::size_t k = 0; k < K; ++k) scores[(q * K + k) * kLanes + l] = scores[(g * K + k) * kLanes + j];
         rows[q * kLanes + l] = rows[g * kLanes + j];
         nan[q] |= nan[g];
@@ -125,9 +143,15 @@ std::uint32_t Engine::decide_lanes(const double* scores, const std::size_t* rows
                                    const StopRule::Stops& st, std::int32_t* classes, std::uint32_t* n_learners,
                                    double& spread) const {
   const std::size_t K = model_.n_outputs;
-  // Without a cascade only the exact bound decides, and never a lane whose spread is at most `needed`:
-  // the spreads first (a max and a min per class), the leaders only for the lanes that pass.
-  const double needed = st.cascade ? -1.0 : stop_.needed(t, st);
+  // The exact bound never decides a lane whose spread is at most `needed`, and a cascade's threshold never
+  // one whose spread (at least its lead) is below the checkpoint's smallest threshold: the spreads first (a
+  // max and a min per class), the leaders only for the lanes that pass.
+  const double needed = stop_.needed(t, st);
+  double least = std::numeric_limits<double>::infinity();
+  if (st.cascade && t / st.every - 1 < st.n_checkpoints) {
+    const std::size_t w = model_.n_classes(), c = t / st.every - 1;
+    for (std::size_t k = 0; k < w; ++k) least = std::min(least, st.cascade->thresholds[c * w + k]);
+  }
   double hi[kLanes], lo[kLanes];
   for (std::size_t j = 0; j < kLanes; ++j) hi[j] = lo[j] = scores[j];
   for (std::size_t k = 1; k < K; ++k)
@@ -139,7 +163,7 @@ std::uint32_t Engine::decide_lanes(const double* scores, const std::size_t* rows
   std::uint32_t candidates = 0;
   for (std::uint32_t m = open; m; m &= m - 1) {
     const std::size_t j = lowest_lane(m);
-    if (hi[j] - lo[j] > needed)
+    if (hi[j] - lo[j] > needed || !(hi[j] - lo[j] < least))
       candidates |= 1u << j;
     else
       spread = std::max(spread, hi[j] - lo[j]);
@@ -177,13 +201,17 @@ void Engine::predict_stopping(const MatrixView<T>& X, std::size_t n, const StopR
   const auto n_chunks = static_cast<std::ptrdiff_t>((X.n_rows + kChunkRows - 1) / kChunkRows);
   std::unique_ptr<const BinaryPlan> plan;
   if (K == 1) plan = std::make_unique<const BinaryPlan>(stop_, st, n);
+  std::vector<std::unique_ptr<LiveGroups<T>>> pool(static_cast<std::size_t>(util::resolve_threads(n_threads)));
+  // Chunks take different times (their rows leave at different learners): handed out one at a time.
   util::parallel_for(n_chunks, n_threads, [&](std::ptrdiff_t c) {
     const std::size_t begin = static_cast<std::size_t>(c) * kChunkRows, end = std::min(X.n_rows, begin + kChunkRows);
-    LiveGroups<T> live(f.n_slots, K, (end - begin + kLanes - 1) / kLanes);
+    std::unique_ptr<LiveGroups<T>>& mine = pool[std::min(pool.size() - 1, static_cast<std::size_t>(util::thread_index()))];
+    if (!mine) mine = std::make_unique<LiveGroups<T>>(f.n_slots, K, kChunkRows / kLanes);
+    LiveGroups<T>& live = *mine;
+    live.reset((end - begin + kLanes - 1) / kLanes);
     std::vector<std::size_t> order;
     for (std::size_t g = 0; g < live.n; ++g) {
       const std::size_t r0 = begin + g * kLanes, lanes = std::min(kLanes, end - r0);
-      live.nan[g] = gather_group(X, r0, lanes, f, live.xt_of(g));
       start(Group<T>{live.xt_of(g), false, r0, lanes, live.scores_of(g)});
       for (std::size_t j = 0; j < lanes; ++j) live.rows[g * kLanes + j] = r0 + j;
       live.open[g] = (lanes == kLanes ? 0xFFFFu : (1u << lanes) - 1);
@@ -195,8 +223,18 @@ void Engine::predict_stopping(const MatrixView<T>& X, std::size_t n, const StopR
     for (std::size_t t = 0; t < n && running > 0;) {
       std::size_t next = n;
       const std::size_t was_running = running;
-      if (K == 1) {  // checked inside the kernel up to the next sync
-        next = std::min(n, t + sync);
+      if (K > 1) next = stop_.next_possible(t, spread, st);
+      if (K == 1) next = std::min(n, t + sync);  // checked inside the kernel up to the next sync
+      // The columns the learners up to `next` read, for the rows still running (a row that stopped early
+      // never had the rest copied).
+      const std::size_t need = f.slots_before[next];
+      if (need > live.have) {
+        for (std::size_t g = 0; g < live.n; ++g)
+          if (live.open[g])
+            live.nan[g] |= gather_lanes(X, &live.rows[g * kLanes], live.open[g], live.have, need, f, live.xt_of(g));
+        live.have = need;
+      }
+      if (K == 1) {
         const BinaryStops stops = plan->between(first_stop, next);
         first_stop += stops.n;
         for (std::size_t g = 0; g < live.n; ++g)
@@ -204,7 +242,6 @@ void Engine::predict_stopping(const MatrixView<T>& X, std::size_t n, const StopR
             live.open[g] = advance_binary(Group<T>{live.xt_of(g), live.nan[g] != 0, 0, kLanes, live.scores_of(g)}, t,
                                           next, stops, live.open[g], &live.rows[g * kLanes], classes, n_learners);
       } else {
-        next = stop_.next_possible(t, spread, st);
         for (std::size_t g = 0; g < live.n; ++g)
           if (live.open[g]) add(Group<T>{live.xt_of(g), live.nan[g] != 0, 0, kLanes, live.scores_of(g)}, t, next);
       }
@@ -226,7 +263,7 @@ void Engine::predict_stopping(const MatrixView<T>& X, std::size_t n, const StopR
       if (needed == busy) continue;
       const double saved = static_cast<double>(busy - needed) * static_cast<double>(n - t) * group_tree_cost_;
       const std::size_t moved = live.order_groups(needed, order);
-      if (saved > static_cast<double>(moved * (live.U + K))) live.pack(order, needed);
+      if (saved > static_cast<double>(moved * (live.have + K))) live.pack(order, needed);
     }
     for (std::size_t g = 0; g < live.n; ++g)
       for (std::uint32_t m = live.open[g]; m; m &= m - 1) {
@@ -235,7 +272,7 @@ void Engine::predict_stopping(const MatrixView<T>& X, std::size_t n, const StopR
         classes[r] = class_of(live.scores_of(g) + j, K, kLanes);
         if (n_learners) n_learners[r] = static_cast<std::uint32_t>(n);
       }
-  });
+  }, /*dynamic=*/true);
 }
 
 template void Engine::predict_stopping<float>(const MatrixView<float>&, std::size_t, const StopRule::Stops&, int,

@@ -14,11 +14,22 @@ float round_down_to_float(double v) {
 }
 
 FlatForest::FlatForest(const Model& model) {
-  for (const Tree& tree : model.trees)
-    for (const Node& node : tree.nodes)
-      if (node.feature >= 0) features_.push_back(node.feature);
-  std::sort(features_.begin(), features_.end());
-  features_.erase(std::unique(features_.begin(), features_.end()), features_.end());
+  // Slots in order of first use, so the trees before t read exactly the slots before slots_before_[t].
+  slot_map_.assign(model.n_features, kNoSlot);
+  slots_before_.reserve(model.trees.size() + 1);
+  slots_before_.push_back(0);
+  for (const Tree& tree : model.trees) {
+    for (const Node& node : tree.nodes) {
+      if (node.feature < 0) continue;
+      const auto feature = static_cast<std::size_t>(node.feature);
+      if (feature >= slot_map_.size()) slot_map_.resize(feature + 1, kNoSlot);
+      if (slot_map_[feature] == kNoSlot) {
+        slot_map_[feature] = static_cast<std::uint32_t>(features_.size());
+        features_.push_back(node.feature);
+      }
+    }
+    slots_before_.push_back(static_cast<std::uint32_t>(features_.size()));
+  }
 
   for (const Tree& tree : model.trees) {
     const int d = tree.depth();
@@ -32,7 +43,7 @@ FlatForest::FlatForest(const Model& model) {
 }
 
 std::uint32_t FlatForest::slot_of(std::int32_t feature) {
-  return static_cast<std::uint32_t>(std::lower_bound(features_.begin(), features_.end(), feature) - features_.begin());
+  return slot_map_[static_cast<std::size_t>(feature)];
 }
 
 void FlatForest::set_split(std::size_t i, const Node& node) {
@@ -135,6 +146,7 @@ void FlatForest::finish(const Model& model) {
   arrays_.node_value = node_value_.data();
   arrays_.features = features_.data();
   arrays_.n_slots = features_.size();
+  arrays_.slots_before = slots_before_.data();
   arrays_.steps = steps_.data();
 }
 

@@ -46,7 +46,10 @@ class FlatForest {
   std::vector<std::uint8_t> nan_left_;
   std::vector<std::int8_t> node_value_;
   std::vector<std::uint64_t> leaf_neg_;
-  std::vector<std::int32_t> features_;
+  std::vector<std::int32_t> features_;       // slot -> feature, in order of first use by the trees
+  std::vector<std::uint32_t> slot_map_;      // feature -> slot (kNoSlot: unused)
+  std::vector<std::uint32_t> slots_before_;  // [t]: slots the trees before t use (n_trees + 1 entries)
+  static constexpr std::uint32_t kNoSlot = 0xFFFFFFFFu;
   std::vector<double> steps_;
   ForestArrays arrays_;
 };

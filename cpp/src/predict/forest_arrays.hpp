@@ -33,8 +33,11 @@ struct ForestArrays {
   const std::uint32_t* left = nullptr;      // node-walk trees only
   const std::uint32_t* right = nullptr;     // node-walk trees only
   const std::int8_t* node_value = nullptr;  // node-walk trees only: 0 for a split, else the leaf's f
-  const std::int32_t* features = nullptr;   // slot -> feature
+  const std::int32_t* features = nullptr;   // slot -> feature, slots numbered in order of first use
   std::size_t n_slots = 0;
+  // [t], t <= n_trees: the trees before t read only the slots before slots_before[t] (rows that stop early
+  // gather their columns as far as they get).
+  const std::uint32_t* slots_before = nullptr;
   const double* steps = nullptr;  // steps[t * K + k] = a_tk
 };
 

@@ -216,6 +216,18 @@ void leaders(const double* acc, std::size_t K, LaneLeaders& out) {
 template <class Ops>
 REBELBOOST_KERNEL_INLINE std::uint32_t decide_binary(const double* p, const BinaryTest& test, std::uint32_t open,
                                                      std::uint32_t& one) {
+  // No lane can leave while every |p| is at most `remaining` (the exact bound needs |p| - remaining above a
+  // margin >= 0) and below both thresholds (the cascade needs |p| >= theta): one max over the lanes instead
+  // of the four tests (most checkpoints decide nothing). NaN thresholds compare false: the tests run.
+  double largest = 0.0;
+  for (std::size_t j = 0; j < kLanes; ++j) {
+    const double fv = p[j] < 0 ? -p[j] : p[j];
+    largest = fv > largest ? fv : largest;
+  }
+  if (largest <= test.remaining && largest < test.theta0 && largest < test.theta1) {
+    one = 0;
+    return 0;
+  }
   double up[kLanes], down[kLanes], to_one[kLanes], to_zero[kLanes];
   for (std::size_t j = 0; j < kLanes; ++j) {
     const double v = p[j], fv = v < 0 ? -v : v, margin = test.margin_scale * (2.0 * fv + test.mass);

@@ -72,8 +72,9 @@ void Predictor::learner_outputs(MatrixView<T> X, double* out, int n_threads, std
 
 template <typename T>
 Cascade Predictor::calibrate_cascade(MatrixView<T> X, const std::int32_t* y, const CascadeTarget& target,
-                                     int n_threads) const {
-  return impl_->run([&](const auto& engine) { return predict::calibrate_cascade(engine, X, y, target, n_threads); });
+                                     int n_threads, CascadeReport* report) const {
+  return impl_->run(
+      [&](const auto& engine) { return predict::calibrate_cascade(engine, X, y, target, n_threads, report); });
 }
 
 template <typename T>
@@ -138,8 +139,8 @@ void scores_to_classes(const Model& model, const double* scores, std::size_t n_r
   template void Predictor::tree_outputs<T>(MatrixView<T>, std::int8_t*, int, std::size_t, std::size_t) const;      \
   template void Predictor::learner_outputs<T>(MatrixView<T>, double*, int, std::size_t, std::size_t) const;        \
   template void Predictor::decision_row<T>(const T*, std::ptrdiff_t, double*, std::size_t) const;                 \
-  template Cascade Predictor::calibrate_cascade<T>(MatrixView<T>, const std::int32_t*, const CascadeTarget&, int) \
-      const;                                                                                                       \
+  template Cascade Predictor::calibrate_cascade<T>(MatrixView<T>, const std::int32_t*, const CascadeTarget&, int, \
+                                                  CascadeReport*) const;                                          \
   template std::int32_t Predictor::predict_row<T>(const T*, std::ptrdiff_t, double*, const PredictOptions&,       \
                                                   std::uint32_t*) const;                                          \
   template void decision_function<T>(const Model&, MatrixView<T>, double*, int, std::size_t);                     \

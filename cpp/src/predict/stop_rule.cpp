@@ -18,11 +18,6 @@ StopRule::StopRule(const Model& model) : model_(model), bounds_(model), all_(bou
   for (std::size_t c = 0; c < needed_.size(); ++c) needed_[c] = bounds_.needed(c * g, all_);
 }
 
-double StopRule::needed(std::size_t s, const Stops& st) const {
-  const std::size_t c = s / ExitBounds::kGranularity;
-  return st.range.n == all_.n && c < needed_.size() ? needed_[c] : bounds_.needed(s, st.range);
-}
-
 StopRule::Stops StopRule::stops(const PredictOptions& options, std::size_t n) const {
   Stops st;
   if (options.cascade && model_.cascade.empty())
@@ -70,6 +65,30 @@ std::size_t StopRule::next_possible(std::size_t t, double spread, const Stops& s
   // The spread after s learners, as rounded additions reach it, stays below this (the rounding is far
   // below 2^-20 of the magnitudes, see exit_bounds.hpp).
   const double slack = std::ldexp(1.0, -20);
+  if (!st.cascade) {
+    // Without a cascade the answer is the first checkpoint where reach >= needed: the reach grows with s
+    // (prefix sums of non-negative terms) and `needed` shrinks (suffix sums), in floating point too, so
+    // bisection finds it in O(log) steps instead of a step per checkpoint (a row far from deciding was
+    // checked against every checkpoint up to the end, each time it came back).
+    if (t >= n || st.every == 0) return n;
+    const std::size_t m = (n - 1 - t) / st.every;  // checkpoints t + k every < n, k = 1 .. m
+    const auto possible = [&](std::size_t k) {
+      const std::size_t s = t + k * st.every;
+      return (spread + bounds_.growth(t, s)) * (1.0 + slack) + slack * st.range.mass >= needed(s, st);
+    };
+    // Galloping from the next checkpoint (a row near deciding pays one test), then bisection.
+    std::size_t lo = 1, hi = 1;
+    while (hi <= m && !possible(hi)) lo = hi + 1, hi *= 2;
+    hi = std::min(hi, m + 1);
+    while (lo < hi) {
+      const std::size_t mid = lo + (hi - lo) / 2;
+      if (possible(mid))
+        hi = mid;
+      else
+        lo = mid + 1;
+    }
+    return lo <= m ? t + lo * st.every : n;
+  }
   for (std::size_t s = st.next(t, n); s < n; s = st.next(s, n)) {
     const double reach = (spread + bounds_.growth(t, s)) * (1.0 + slack) + slack * st.range.mass;
     if (reach >= needed(s, st)) return s;

@@ -53,7 +53,10 @@ class StopRule {
   std::size_t next_possible(std::size_t t, double spread, const Stops& st) const;
   // ExitBounds::needed(s, st.range): a row whose spread is at most this is not decided by the exact bound at
   // checkpoint s (tabled at construction for calls using every learner, up to kMaxPairClasses classes).
-  double needed(std::size_t s, const Stops& st) const;
+  double needed(std::size_t s, const Stops& st) const {
+    const std::size_t c = s / ExitBounds::kGranularity;
+    return st.range.n == all_.n && c < needed_.size() ? needed_[c] : bounds_.needed(s, st.range);
+  }
 
   const ExitBounds& bounds() const { return bounds_; }
 
@@ -76,6 +79,9 @@ std::int32_t predict_with_stops(const StopRule& rule, const Model& model, const 
     advance(t, next);
     t = next;
     if (t == n) break;
+    // next_possible bounds the spread from above; the exact bound needs the spread itself above `needed`
+    // (one pass over the scores), before the leaders and the pair sums are looked at.
+    if (!st.cascade && StopRule::spread(scores, 1, model.n_outputs) <= rule.needed(t, st)) continue;
     const std::int32_t c = rule.decide(scores, 1, t, st);
     if (c >= 0) {
       if (n_learners) *n_learners = static_cast<std::uint32_t>(t);

@@ -7,6 +7,7 @@
 #include <random>
 #include <vector>
 
+#include "predict/cascade.hpp"
 #include "predict/engine.hpp"
 #include "predict/kernels.hpp"
 #include "rebelboost/error.hpp"
@@ -60,7 +61,7 @@ std::size_t harm(CascadeTarget::Kind kind, const std::vector<std::int32_t>& got,
   return h;
 }
 
-TEST(Cascade, CalibrationStaysWithinItsBudgetOnItsRows) {
+TEST(Cascade, CalibrationStaysBelowItsTargetOnItsRows) {
   using Kind = CascadeTarget::Kind;
   std::size_t saved = 0;
   for (std::size_t n_classes : {std::size_t{2}, std::size_t{3}}) {
@@ -70,14 +71,15 @@ TEST(Cascade, CalibrationStaysWithinItsBudgetOnItsRows) {
     plain.predict(p.X.c_view(), full.data());
     for (Kind kind : {Kind::kAccuracyLoss, Kind::kDisagreement, Kind::kRecall}) {
       if (kind == Kind::kRecall && n_classes != 2) continue;
-      for (double value : {0.0, 0.01, 0.05}) {
+      for (double value : {0.05, 0.1}) {
         for (std::uint32_t every : {1u, 3u}) {
           CascadeTarget target;
           target.kind = kind;
           target.value = kind == Kind::kRecall ? 1.0 - value : value;
           target.every = every;
           Model m = p.model;
-          m.cascade = plain.calibrate_cascade(p.X.c_view(), p.y.data(), target, 2);
+          CascadeReport report;
+          m.cascade = plain.calibrate_cascade(p.X.c_view(), p.y.data(), target, 2, &report);
           ASSERT_NO_THROW(m.validate());
           const Predictor cascaded(m);
           PredictOptions options;
@@ -88,14 +90,45 @@ TEST(Cascade, CalibrationStaysWithinItsBudgetOnItsRows) {
           std::size_t positives = 0;
           for (std::size_t r = 0; r < p.y.size(); ++r) positives += p.y[r] == 1 && full[r] == 1;
           const double base = kind == Kind::kRecall ? static_cast<double>(positives) : static_cast<double>(p.y.size());
-          EXPECT_LE(harm(kind, got, full, p.y), static_cast<std::size_t>(std::floor(value * base)))
-              << static_cast<int>(kind) << " " << value << " every " << every;
+          // A candidate passes only when its Clopper-Pearson upper bound, above harm / base, is within the target.
+          const std::size_t h = harm(kind, got, full, p.y);
+          EXPECT_LT(static_cast<double>(h), value * base) << static_cast<int>(kind) << " " << value << " every " << every;
+          EXPECT_EQ(report.harmful, h);
+          EXPECT_EQ(report.n_rows, static_cast<std::size_t>(base));
+          EXPECT_LE(report.harm_bound, value);
           for (std::size_t r = 0; r < p.y.size(); ++r) saved += m.trees.size() - counts[r];
         }
       }
     }
   }
   EXPECT_GT(saved, 0u);
+}
+
+TEST(Cascade, BinomialBoundsMatchClosedForms) {
+  // P(X <= 0) = (1 - p)^n; the Clopper-Pearson upper bound for no success is 1 - tail^(1/n); the two-sided
+  // bounds of 5 in 100 at 95 % are the Beta quantiles 0.01643 and 0.11283 (R's binom.test).
+  EXPECT_NEAR(predict::binomial_cdf(0, 50, 0.1), std::pow(0.9, 50), 1e-15);
+  EXPECT_NEAR(predict::binomial_cdf(2, 10, 0.5), 56.0 / 1024.0, 1e-14);
+  EXPECT_EQ(predict::binomial_cdf(10, 10, 0.5), 1.0);
+  EXPECT_NEAR(predict::clopper_pearson_upper(0, 100, 0.05), 1.0 - std::pow(0.05, 0.01), 1e-12);
+  EXPECT_NEAR(predict::clopper_pearson_upper(5, 100, 0.025), 0.11283, 1e-5);
+  EXPECT_NEAR(predict::clopper_pearson_lower(5, 100, 0.025), 0.01643, 1e-5);
+  EXPECT_EQ(predict::clopper_pearson_lower(0, 100, 0.025), 0.0);
+  // (1 - 0.01)^n <= 0.05 from n = 299 on.
+  EXPECT_EQ(predict::min_certifying_rows(0.01, 0.05), 299u);
+}
+
+TEST(Cascade, UncertifiableTargetsAreRefused) {
+  const Problem p = problem(2, 5);
+  const Predictor plain(p.model);
+  CascadeTarget target;
+  target.value = 0.0;
+  EXPECT_THROW(plain.calibrate_cascade(p.X.c_view(), p.y.data(), target), InvalidArgument);
+  target.value = 0.001;  // needs log(0.05 / 3) / log(0.999) = 4 092 rows, there are 900
+  EXPECT_THROW(plain.calibrate_cascade(p.X.c_view(), p.y.data(), target), InvalidArgument);
+  target.value = 0.05;
+  target.confidence = 1.0;
+  EXPECT_THROW(plain.calibrate_cascade(p.X.c_view(), p.y.data(), target), InvalidArgument);
 }
 
 TEST(Cascade, EveryPathAndKernelSetFollowsTheCascade) {

@@ -248,5 +248,34 @@ TEST(EarlyExit, LearnerCountsAreTheFirstDecidingCheckpoint) {
   }
 }
 
+// Batches above Engine::kExitPilotRows: the pilot rows stop early; the rest do only where those used at most
+// kExitPays of the learners, else they run through all of them. Labels are full evaluation's either way.
+TEST(EarlyExit, LargeBatchesStopEarlyOnlyWhereThePilotDid) {
+  for (const bool pays : {true, false}) {
+    Model m = testing::uneven_model(21, 5, 1, 200);
+    m.bias[0] = 0.0;
+    for (std::size_t t = 0; t < m.trees.size(); ++t) m.trees[t].step[0] = pays && t == 0 ? 1000.0 : 1e-3 * static_cast<double>(t % 7 + 1);
+    m.validate();
+    const Dense<double> X = rows(3000, 9);
+    const predict::Engine engine(m);
+    std::vector<std::int32_t> full(3000), got(3000);
+    std::vector<std::uint32_t> counts(3000);
+    PredictOptions options;
+    engine.predict(X.c_view(), full.data(), options, nullptr);
+    options.early_exit = true;
+    engine.predict(X.c_view(), got.data(), options, counts.data());
+    EXPECT_EQ(got, full) << pays;
+    std::vector<double> scratch(1);
+    for (std::size_t r = 0; r < 3000; r += 7) {
+      std::uint32_t one = 0;
+      const std::int32_t c = engine.predict_row(&X.c_order[r * 5], 1, scratch.data(), options, &one);
+      EXPECT_EQ(c, full[r]);
+      if (pays || r < predict::Engine::kExitPilotRows) EXPECT_EQ(one, counts[r]) << pays << " row " << r;
+    }
+    for (std::size_t r = predict::Engine::kExitPilotRows; r < 3000; ++r)
+      ASSERT_EQ(counts[r], pays ? 8u : 200u) << pays << " row " << r;
+  }
+}
+
 }  // namespace
 }  // namespace rebelboost
