@@ -30,6 +30,8 @@ __all__ = ["BaseBoostingClassifier", "BinaryBoostingClassifier"]
 
 _STAGED_OUTPUT_BYTES = 1 << 24  # staged prediction holds at most this many bytes of learner outputs at a time
 _MIN_CASCADE_ROWS = 2  # calibrate_cascade: validation rows needed (README "Limits")
+_IMPORTANCE_TYPES = ("gain", "split", "weighted_gain")  # feature_importances(importance_type=...)
+_IMPORTANCE_CHUNK = 4096  # trees read from the core at a time by feature_importances
 
 # Per-iteration fields of the core's history kept in fit_info_ (the float ones, then the counters).
 _FLOAT_INFO = ("train_loss", "weighted_error", "mass90_fraction")
@@ -433,13 +435,60 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
 
     @property
     def feature_importances_(self):
-        """Split gains weighted by each tree's ``|step|``, normalised to sum 1 (zeros if nothing split). Tree models
-        only: a similarity compares whole rows and splits no feature (AttributeError)."""
+        """Split gains weighted by each tree's ``|step|_1``, normalised to sum 1 (zeros if nothing split): the same
+        as ``feature_importances("weighted_gain")``. Tree models only: a similarity compares whole rows and
+        splits no feature (AttributeError, so ``hasattr`` is False)."""
         check_is_fitted(self)
         if self._model.learner != "tree":
             raise AttributeError("feature_importances_ is defined for trees; similarities split no feature "
                                  "(see learners_ and explain())")
         return self._model.feature_importances()
+
+    def feature_importances(self, importance_type="gain", *, normalize=True):
+        """Per-feature importances of a tree model, shape ``(n_features_in_,)``, float64.
+
+        importance_type : "gain", "split" or "weighted_gain", default="gain"
+            "split": how many split nodes of all the trees test the feature (LightGBM's "split", XGBoost's
+            "weight"). "gain": the sum of the loss reductions (``gain`` of the model's nodes, as ``to_json``
+            writes them: the decrease of the normalised training loss the split bought) of those nodes
+            (LightGBM's "gain", XGBoost's "total_gain"). "weighted_gain": each node's gain times its tree's
+            ``|step|_1``, what ``feature_importances_`` returns.
+        normalize : bool, default=True
+            Divide by the total so the importances sum to 1 (all zeros when no tree splits, e.g. a model of
+            constant trees); False gives the raw counts or sums. A feature no tree splits on gets exactly 0.
+
+        Similarity models (``weak_learner="similarity"``) raise ValueError: each of their learners depends on
+        the whole distance between a row and its anchors, not on one feature, so no learner can be charged to
+        a single feature.
+        """
+        if importance_type not in _IMPORTANCE_TYPES:
+            raise ValueError(f"importance_type must be one of {sorted(_IMPORTANCE_TYPES)}, got {importance_type!r}")
+        check_is_fitted(self)
+        model = self._model
+        if model.learner != "tree":
+            raise ValueError("feature_importances is defined for tree models only: a similarity learner depends on "
+                             "the whole distance between a row and its anchors, not on one feature, so no learner "
+                             "can be charged to a single feature (see learners_ and explain())")
+        if importance_type == "weighted_gain" and normalize:
+            return model.feature_importances()  # feature_importances_ exactly (the core scales against overflow)
+        importance = np.zeros(model.n_features, dtype=np.float64)
+        for first in range(0, model.n_trees, _IMPORTANCE_CHUNK):
+            trees = model.trees(first, _IMPORTANCE_CHUNK)
+            feature = np.concatenate([tree["feature"] for tree in trees])
+            split = feature >= 0
+            weights = None
+            if importance_type != "split":
+                weights = np.concatenate([tree["gain"] for tree in trees])
+                if importance_type == "weighted_gain":
+                    weights = weights * np.repeat([np.abs(tree["step"]).sum() for tree in trees],
+                                                  [len(tree["feature"]) for tree in trees])
+                weights = weights[split]
+            importance += np.bincount(feature[split], weights=weights, minlength=model.n_features)
+        if normalize:
+            total = importance.sum()
+            if total > 0:
+                importance /= total
+        return importance
 
     @property
     def estimator_weights_(self):
