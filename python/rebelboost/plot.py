@@ -1,0 +1,221 @@
+"""Plots of fitted rebelboost models (matplotlib: ``pip install "rebelboost[plot]"``).
+
+Every function draws on ``ax`` (a new figure's Axes when None) and returns the Axes. matplotlib is imported
+when a function is called, so ``import rebelboost`` never needs it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.utils.validation import check_is_fitted
+
+__all__ = ["plot_metric", "plot_importance", "plot_margins", "plot_decision_regions", "plot_cascade"]
+
+
+def _axes(ax):
+    """ax, or the Axes of a new figure; a clear ImportError without matplotlib."""
+    try:
+        import matplotlib.pyplot as plt
+    except ImportError as exc:
+        raise ImportError("rebelboost.plot needs matplotlib: pip install \"rebelboost[plot]\" (or pip install "
+                          f"matplotlib) ({exc})") from None
+    if ax is None:
+        _, ax = plt.subplots()
+    return ax
+
+
+def _feature_names(estimator):
+    names = getattr(estimator, "feature_names_in_", None)
+    if names is not None:
+        return [str(name) for name in names]
+    return [f"feature {j}" for j in range(estimator.n_features_in_)]
+
+
+def plot_metric(estimator, metric=None, ax=None):
+    """Validation curves from ``evals_result_`` (one line per eval set), with the training loss
+    (``fit_info_["train_loss"]``) when the metric is ``"loss"``; a dotted vertical line marks
+    ``best_iteration_`` when there is one.
+
+    metric : str, optional
+        The metric to draw (``scoring`` is the one fit recorded); None: the recorded one, or ``"loss"`` when
+        fit had no eval set (then only the training loss is drawn).
+    """
+    check_is_fitted(estimator)
+    if not hasattr(estimator, "evals_result_"):
+        raise ValueError("plot_metric needs evals_result_ and fit_info_, which fit records (a model loaded from a "
+                         "file does not have them)")
+    recorded = {name for curves in estimator.evals_result_.values() for name in curves}
+    if metric is None:
+        metric = next(iter(sorted(recorded)), "loss")
+    if metric not in recorded and metric != "loss":
+        raise ValueError(f"metric {metric!r} was not recorded by fit (recorded: {sorted(recorded) or 'none'}; set "
+                         f"scoring and pass an eval_set to fit to record another)")
+    ax = _axes(ax)
+    if metric == "loss":
+        train = np.asarray(estimator.fit_info_["train_loss"])
+        ax.plot(np.arange(1, len(train) + 1), train, label="training")
+    for name, curves in estimator.evals_result_.items():
+        if metric in curves:
+            values = np.asarray(curves[metric])
+            ax.plot(np.arange(1, len(values) + 1), values, label=name)
+    best = getattr(estimator, "best_iteration_", None)
+    if best is not None:
+        ax.axvline(best, color="gray", linestyle=":", label=f"best iteration ({best})")
+    ax.set_xlabel("learners")
+    ax.set_ylabel(metric)
+    ax.legend()
+    return ax
+
+
+def plot_importance(estimator, importance_type="gain", max_num_features=None, ax=None):
+    """Horizontal bars of ``estimator.feature_importances(importance_type)`` (normalised to sum 1), largest
+    at the top; ``max_num_features`` keeps that many of the largest (None: all). Tree models only."""
+    importance = estimator.feature_importances(importance_type)
+    if max_num_features is not None and (not isinstance(max_num_features, (int, np.integer))
+                                         or isinstance(max_num_features, bool) or max_num_features < 1):
+        raise ValueError(f"max_num_features must be None or a positive int, got {max_num_features!r}")
+    names = _feature_names(estimator)
+    order = np.argsort(-importance, kind="stable")[:max_num_features]
+    ax = _axes(ax)
+    ax.barh(np.arange(len(order))[::-1], importance[order], tick_label=[names[j] for j in order])
+    ax.set_xlabel(f"importance ({importance_type}, normalised)")
+    return ax
+
+
+def _margin_normalisers(estimator, binary):
+    """Per iteration t = 1..T, the largest |margin| the first t learners and the bias can give (for scores as
+    decision_function presents them): binary |b| + sum |a_t| (REBEL's two classes: of the difference),
+    more classes sum of (max_k a_tk - min_k a_tk) plus the bias's range."""
+    steps = estimator._model.steps()
+    bias = np.asarray(estimator._model.bias)
+    if binary:
+        if steps.shape[1] == 2:
+            steps, bias = steps[:, 1:] - steps[:, :1], bias[1:] - bias[:1]
+        spread, base = np.abs(steps[:, 0]), abs(float(bias[0]))
+    else:
+        spread, base = steps.max(axis=1) - steps.min(axis=1), float(bias.max() - bias.min())
+    return base + np.cumsum(spread)
+
+
+def plot_margins(estimator, X, y, iterations=None, ax=None):
+    """Cumulative distributions of the normalised margins of (X, y) after chosen numbers of learners (the
+    margin plots of Schapire et al. 1998).
+
+    Binary models: the margin of a row is y H(x) with y = +1 for ``classes_[1]`` and -1 otherwise; more
+    classes: the true class's score minus the best other class's. Each is divided by the largest value the
+    bias and the learners so far could give it (binary: |a_0| + sum |a_t|; more classes: the sum of the
+    ranges of the bias and of every step vector), so margins lie in [-1, 1]; a row is misclassified where
+    its margin is below 0.
+
+    iterations : sequence of int, optional
+        Numbers of learners (1 to ``n_estimators_``); None: about a tenth, half and all of them.
+    """
+    check_is_fitted(estimator)
+    n = estimator.n_estimators_
+    if iterations is None:
+        iterations = sorted({max(1, n // 10), max(1, n // 2), n})
+    iterations = [int(t) for t in iterations]
+    if not iterations or any(not 1 <= t <= n for t in iterations):
+        raise ValueError(f"iterations must be numbers of learners in [1, {n}], got {iterations}")
+    y = np.asarray(y)
+    index = np.searchsorted(estimator.classes_, y)
+    known = index < len(estimator.classes_)
+    known[known] = estimator.classes_[index[known]] == y[known]
+    if y.ndim != 1 or not known.all():
+        raise ValueError("y must be 1-D and hold only labels of classes_")
+    wanted = set(iterations)
+    margins = {}
+    normalisers = None
+    for t, scores in enumerate(estimator.staged_decision_function(X), start=1):
+        if t not in wanted:
+            continue
+        binary = scores.ndim == 1
+        if normalisers is None:
+            normalisers = _margin_normalisers(estimator, binary)
+        if binary:
+            raw = np.where(index == 1, scores, -scores)
+        else:
+            rows = np.arange(len(index))
+            true = scores[rows, index]
+            others = scores.copy()
+            others[rows, index] = -np.inf
+            raw = true - others.max(axis=1)
+        margins[t] = raw / normalisers[t - 1] if normalisers[t - 1] > 0 else raw
+    ax = _axes(ax)
+    fraction = np.arange(1, len(y) + 1) / len(y)
+    for t in iterations:
+        ax.step(np.sort(margins[t]), fraction, where="post", label=f"{t} learners")
+    ax.axvline(0.0, color="gray", linestyle=":", linewidth=1)
+    ax.set_xlim(-1.0, 1.0)
+    ax.set_ylim(0.0, 1.0)
+    ax.set_xlabel("normalised margin")
+    ax.set_ylabel("cumulative fraction of rows")
+    ax.legend()
+    return ax
+
+
+def plot_decision_regions(estimator, X, y, ax=None, resolution=200):
+    """The predicted class over a ``resolution`` x ``resolution`` grid spanning X (5 % padding) as an image
+    whose values are indices into ``classes_``, with the rows of (X, y) on top. X must have exactly 2
+    features. Tree and similarity models alike."""
+    check_is_fitted(estimator)
+    frame_columns = getattr(X, "columns", None)
+    X = np.asarray(X, dtype=np.float64)
+    if X.ndim != 2 or X.shape[1] != 2:
+        raise ValueError(f"plot_decision_regions draws 2-D data: X must have exactly 2 features, got shape "
+                         f"{X.shape}; fit on two features (or two components) to see the regions")
+    if not isinstance(resolution, (int, np.integer)) or isinstance(resolution, bool) or resolution < 2:
+        raise ValueError(f"resolution must be an int >= 2, got {resolution!r}")
+    low, high = np.nanmin(X, axis=0), np.nanmax(X, axis=0)
+    pad = 0.05 * np.where(high > low, high - low, 1.0)
+    low, high = low - pad, high + pad
+    gx, gy = np.meshgrid(np.linspace(low[0], high[0], resolution), np.linspace(low[1], high[1], resolution))
+    grid = np.column_stack([gx.ravel(), gy.ravel()])
+    if frame_columns is not None or hasattr(estimator, "feature_names_in_"):
+        import pandas as pd
+
+        grid = pd.DataFrame(grid, columns=getattr(estimator, "feature_names_in_", frame_columns))
+    classes = estimator.classes_
+    region = np.searchsorted(classes, estimator.predict(grid)).reshape(resolution, resolution)
+    ax = _axes(ax)
+    from matplotlib.colors import BoundaryNorm, ListedColormap
+    from matplotlib.patches import Patch
+
+    colours = [f"C{k % 10}" for k in range(len(classes))]
+    cmap = ListedColormap(colours)
+    norm = BoundaryNorm(np.arange(len(classes) + 1) - 0.5, len(classes))
+    ax.imshow(region, origin="lower", extent=(low[0], high[0], low[1], high[1]), aspect="auto", cmap=cmap,
+              norm=norm, alpha=0.35, interpolation="nearest")
+    y_index = np.searchsorted(classes, np.asarray(y))
+    ax.scatter(X[:, 0], X[:, 1], c=y_index, cmap=cmap, norm=norm, s=12, edgecolors="k", linewidths=0.3)
+    names = _feature_names(estimator)
+    ax.set_xlabel(names[0])
+    ax.set_ylabel(names[1])
+    ax.legend(handles=[Patch(color=colours[k], label=str(c)) for k, c in enumerate(classes)], loc="best",
+              fontsize="small")
+    return ax
+
+
+def plot_cascade(estimator, X, y, ax=None):
+    """Accuracy on (X, y) against learners evaluated per row: the first t learners for every t (a line), the
+    calibrated soft cascade (``predict(X, cascade=True)``, its mean learners per row), the exact early exit
+    and all learners (markers). Needs ``calibrate_cascade`` first; use rows other than the calibration's."""
+    check_is_fitted(estimator)
+    if estimator.cascade_ is None:
+        raise ValueError("plot_cascade needs a calibrated cascade: call calibrate_cascade(X_val, y_val, ...) first")
+    y = np.asarray(y)
+    n = estimator.n_estimators_
+    staged = np.array([np.mean(labels == y) for labels in estimator.staged_predict(X)])
+    ax = _axes(ax)
+    ax.plot(np.arange(1, n + 1), staged, color="C0", label="first t learners")
+    points = [("cascade", dict(cascade=True), "C3", "o"), ("exact early exit", dict(early_exit=True), "C2", "s")]
+    for label, options, colour, marker in points:
+        labels, learners = estimator.predict(X, return_n_learners=True, **options)
+        ax.plot([learners.mean()], [np.mean(labels == y)], linestyle="none", marker=marker, color=colour,
+                label=f"{label}: {learners.mean():.1f} learners per row")
+    ax.plot([n], [np.mean(estimator.predict(X) == y)], linestyle="none", marker="^", color="k",
+            label=f"all {n} learners")
+    ax.set_xlabel("learners evaluated per row (mean)")
+    ax.set_ylabel("accuracy")
+    ax.legend(loc="lower right")
+    return ax
