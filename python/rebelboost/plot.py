@@ -103,8 +103,8 @@ def plot_margins(estimator, X, y, iterations=None, ax=None):
 
     Binary models: the margin of a row is y H(x) with y = +1 for ``classes_[1]`` and -1 otherwise; more
     classes: the true class's score minus the best other class's. Each is divided by the largest value the
-    bias and the learners so far could give it (binary: |a_0| + sum |a_t|; more classes: the sum of the
-    ranges of the bias and of every step vector), so margins lie in [-1, 1]; a row is misclassified where
+    bias and the learners so far could give it (binary: ``|a_0| + sum_t |a_t|``; more classes: the range of the
+    bias plus the sum of the ranges of the step vectors), so margins lie in [-1, 1]; a row is misclassified where
     its margin is below 0.
 
     iterations : sequence of int, optional
