@@ -95,6 +95,8 @@ class AdaBoostClassifier(BinaryBoostingClassifier):
     estimator_weights_ : ndarray of shape ``(n_estimators_,)``
         Steps a_t.
     feature_importances_ : ndarray of shape ``(n_features_in_,)``
+        Split gains times their tree's ``|step|_1``, normalised to sum 1. ``feature_importances("split")`` and
+        ``feature_importances("gain")`` give split counts and total gains (docs/guide/plots.md).
     fit_info_ : dict
         Per iteration: training loss, weighted error, histogram adds (``bin_accumulations``), nodes searched
         with and without pruning, features pruned, rebuilds of the pruned pass's cached heavy rows

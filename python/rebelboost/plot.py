@@ -31,6 +31,11 @@ def _feature_names(estimator):
     return [f"feature {j}" for j in range(estimator.n_features_in_)]
 
 
+def _check_rows(predicted, y):
+    if len(y) != len(predicted):
+        raise ValueError(f"y must hold one label per row of X ({len(predicted)} rows), got {len(y)}")
+
+
 def plot_metric(estimator, metric=None, ax=None):
     """Validation curves from ``evals_result_`` (one line per eval set), with the training loss
     (``fit_info_["train_loss"]``) when the metric is ``"loss"``; a dotted vertical line marks
@@ -127,8 +132,11 @@ def plot_margins(estimator, X, y, iterations=None, ax=None):
     margins = {}
     normalisers = None
     for t, scores in enumerate(estimator.staged_decision_function(X), start=1):
+        if t > max(wanted):
+            break
         if t not in wanted:
             continue
+        _check_rows(scores, y)
         binary = scores.ndim == 1
         if normalisers is None:
             normalisers = _margin_normalisers(estimator, binary)
@@ -186,7 +194,9 @@ def plot_decision_regions(estimator, X, y, ax=None, resolution=200):
     norm = BoundaryNorm(np.arange(len(classes) + 1) - 0.5, len(classes))
     ax.imshow(region, origin="lower", extent=(low[0], high[0], low[1], high[1]), aspect="auto", cmap=cmap,
               norm=norm, alpha=0.35, interpolation="nearest")
-    y_index = np.searchsorted(classes, np.asarray(y))
+    y = np.asarray(y)
+    _check_rows(X, y)
+    y_index = np.searchsorted(classes, y)
     ax.scatter(X[:, 0], X[:, 1], c=y_index, cmap=cmap, norm=norm, s=12, edgecolors="k", linewidths=0.3)
     names = _feature_names(estimator)
     ax.set_xlabel(names[0])
@@ -205,6 +215,8 @@ def plot_cascade(estimator, X, y, ax=None):
         raise ValueError("plot_cascade needs a calibrated cascade: call calibrate_cascade(X_val, y_val, ...) first")
     y = np.asarray(y)
     n = estimator.n_estimators_
+    full = estimator.predict(X)
+    _check_rows(full, y)
     staged = np.array([np.mean(labels == y) for labels in estimator.staged_predict(X)])
     ax = _axes(ax)
     ax.plot(np.arange(1, n + 1), staged, color="C0", label="first t learners")
@@ -213,7 +225,7 @@ def plot_cascade(estimator, X, y, ax=None):
         labels, learners = estimator.predict(X, return_n_learners=True, **options)
         ax.plot([learners.mean()], [np.mean(labels == y)], linestyle="none", marker=marker, color=colour,
                 label=f"{label}: {learners.mean():.1f} learners per row")
-    ax.plot([n], [np.mean(estimator.predict(X) == y)], linestyle="none", marker="^", color="k",
+    ax.plot([n], [np.mean(full == y)], linestyle="none", marker="^", color="k",
             label=f"all {n} learners")
     ax.set_xlabel("learners evaluated per row (mean)")
     ax.set_ylabel("accuracy")

@@ -215,3 +215,19 @@ def test_import_rebelboost_does_not_import_matplotlib():
 
     code = "import sys, rebelboost; rebelboost.plot.plot_metric; assert 'matplotlib' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_clear_errors_for_mismatched_rows_loaded_models_and_similarities(tmp_path):
+    import rebelboost
+
+    X, y = _three_classes()
+    clf = REBELClassifier(n_estimators=8).fit(X, y, eval_set=[(X[:50], y[:50])])
+    for draw in (lambda: plot.plot_margins(clf, X, y[:-1]), lambda: plot.plot_decision_regions(clf, X, y[:-1])):
+        with pytest.raises(ValueError, match="one label per row"):
+            draw()
+    clf.save(tmp_path / "m.rbm")
+    with pytest.raises(ValueError, match="evals_result_"):
+        plot.plot_metric(rebelboost.load(tmp_path / "m.rbm"))
+    similarity = REBELClassifier(weak_learner="similarity", n_estimators=5).fit(X[:60], y[:60])
+    with pytest.raises(ValueError, match="whole distance"):
+        plot.plot_importance(similarity)
