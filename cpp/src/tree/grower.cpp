@@ -10,7 +10,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <limits>
 #include <stdexcept>
 
 #include "tree/histogram.hpp"
@@ -37,8 +36,9 @@ TreeGrower::TreeGrower(const data::BinnedMatrix& X, const data::BinMapper& bins,
                        Criterion criterion, bool subtraction, Reducer* reducer)
     : X_(X), bins_(bins), n_threads_(n_threads), class_begin_(std::move(class_begin)), criterion_(criterion),
       subtraction_(subtraction), reducer_(reducer),
-      // Pruning is implemented for the loss criterion; Gini always scans in full.
-      pruned_(X, bins, n_threads, criterion == Criterion::kGini ? QuickMode::kOff : quick, quick_params),
+      // Pruning is implemented for the loss criterion; Gini always scans in full. A distributed grower
+      // prunes through reduced_quick_ (its pruned_ only lends the parameters: no heavy-row cache).
+      pruned_(X, bins, n_threads, criterion == Criterion::kGini || reducer ? QuickMode::kOff : quick, quick_params),
       reduced_quick_(reducer == nullptr || criterion == Criterion::kGini ? QuickMode::kOff : quick),
       pool_(X.n_features, histogram_parts(criterion)) {
   if (criterion_ == Criterion::kGini && class_begin_.size() != 3)

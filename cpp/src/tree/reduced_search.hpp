@@ -25,8 +25,6 @@ std::int64_t heavy_rows_bound(const std::int64_t* hist, std::int64_t heavy_mass,
 class ReducedQuickPolicy {
  public:
   explicit ReducedQuickPolicy(QuickMode mode) : mode_(mode) {}
-  QuickMode mode() const { return mode_; }
-
   // Whether layer `layer` takes the pruned pass (identical on every participant).
   bool choose(int layer, std::size_t n_active);
   // A participant's own choice inside the pruned pass: bound from its heavy rows and build only the
