@@ -92,7 +92,8 @@ void bind_cascade(py::module_& m) {
       .def("with_cascade", &with_thresholds, py::arg("every"), py::arg("thresholds"),
            "A copy with these cascade thresholds (validated; an empty array removes the cascade).")
       .def("calibrate_cascade", &calibrate, py::arg("X"), py::arg("y"), py::arg("kind"), py::arg("value"),
-           py::arg("every") = 0, py::arg("confidence") = 0.95, py::arg("n_threads") = 0,
+           py::arg("every") = CascadeTarget{}.every, py::arg("confidence") = CascadeTarget{}.confidence,
+           py::arg("n_threads") = 0,
            "(a copy with a soft cascade calibrated on (X, y class indices), its report as a dict) for a target: "
            "kind 'accuracy_loss', 'disagreement' or 'recall' with its value in [0, 1], certified on new rows with "
            "`confidence`; checkpoints every `every` learners (0: chosen among 4, 8 and 16).");

@@ -140,3 +140,15 @@ def test_cascade_errors():
             clf.calibrate_cascade(X[400:], y[400:], max_accuracy_loss=0.1, confidence=bad)
     with pytest.raises(ValueError, match="theta_0 \\+ theta_1"):
         AdaBoostClassifier(n_estimators=10).fit(X, y == "one")._model.with_cascade(1, np.array([[-1.0, 0.5]]))
+
+
+def test_the_confidence_default_is_the_cores():
+    # One default: the estimator's equals C++'s CascadeTarget, which the binding passes on when none is given.
+    import inspect
+
+    X = np.random.default_rng(0).normal(size=(1500, 4))
+    y = (X[:, 0] > 0).astype(int)
+    clf = AdaBoostClassifier(n_estimators=40, max_depth=1).fit(X[:600], y[:600])
+    _, report = clf._model.calibrate_cascade(np.ascontiguousarray(X[600:]), y[600:].astype(np.int32), "accuracy_loss", 0.02)
+    default = inspect.signature(AdaBoostClassifier.calibrate_cascade).parameters["confidence"].default
+    assert report["confidence"] == default
