@@ -9,22 +9,21 @@ How a fit runs:
 - Every total the loop needs over all rows (per layer: the nodes' histograms, row counts and value sums;
   the losses' weight sums) is an integer or the digits of an exact sum, summed over the ranks by one
   all-reduce. So every rank sees the totals a local fit computes and grows the same tree.
-- The all-reduce is a Dask actor (:class:`AllReduce`) on the first rank's worker: each rank sends its
-  array, the actor answers every rank with the sum once all have arrived (one actor call per reduction
-  and rank).
+- The all-reduce runs among the ranks, over Dask's worker-to-worker RPC (``rebelboost._collective``):
+  recursive doubling, log2(ranks) exchanges per reduction, no worker in the middle.
 - Bin edges come from the rows a local fit would sample (``_core.bin_sample_rows``, by global row
   index), fitted once in a task, then sent to every rank.
 - Eval sets (validation data) are copied whole to every rank, so early stopping decides the same on all.
-- A worker lost during fit stops it: the client notices within about a second, aborts the all-reduce and
-  raises :class:`DaskFitError`; nothing waits forever.
+- A worker lost during fit stops it: the client notices within about a second, aborts the fit on every
+  rank and raises :class:`DaskFitError`; nothing waits forever.
 
 The estimators take the local estimators' parameters (validated by the same code) plus ``client``.
 """
 
 from __future__ import annotations
 
-import asyncio
 import inspect
+import uuid
 import re
 import time
 
@@ -41,98 +40,16 @@ except ImportError as e:  # pragma: no cover - the optional extra is missing
 from sklearn.utils.validation import check_is_fitted
 
 from rebelboost import _core
+from rebelboost._collective import DaskFitError, PeerReducer, abort_fit, install_mailbox
 from rebelboost._monitor import TrainingMonitor
 from rebelboost._validation import check_eval_sets
 from rebelboost.adaboost import AdaBoostClassifier
 from rebelboost.rebel import REBELClassifier
 from rebelboost.veb import VEBBoostClassifier
 
-__all__ = ["DaskAdaBoostClassifier", "DaskREBELClassifier", "DaskVEBBoostClassifier", "AllReduce", "DaskFitError"]
+__all__ = ["DaskAdaBoostClassifier", "DaskREBELClassifier", "DaskVEBBoostClassifier", "DaskFitError"]
 
 _POLL_SECONDS = 0.25  # how often the client checks the ranks' tasks and workers during fit
-
-
-class DaskFitError(RuntimeError):
-    """A distributed fit failed because of the cluster (a worker lost, the all-reduce aborted)."""
-
-
-# ---- the all-reduce ----------------------------------------------------------------------------
-class AllReduce:
-    """A Dask actor that sums (or takes the maximum of) one int64 array from each of ``n_ranks`` ranks.
-
-    Reduction ``seq`` completes when every rank has sent its array for it; every rank then receives the
-    result. ``abort(reason)`` makes every waiting and later call raise, so no rank waits on a rank that
-    died. The actor counts calls and bytes for the fit's record.
-    """
-
-    def __init__(self, n_ranks, timeout):
-        self.n_ranks = n_ranks
-        self.timeout = timeout
-        self.rounds = {}
-        self.aborted = None
-        self.bytes_in = 0
-        self.reductions = 0
-
-    async def reduce(self, rank, seq, values, op):
-        if self.aborted:
-            raise DaskFitError(self.aborted)
-        state = self.rounds.get(seq)
-        if state is None:
-            state = self.rounds[seq] = {"parts": {}, "done": asyncio.Event(), "result": None, "left": self.n_ranks}
-        state["parts"][rank] = values
-        self.bytes_in += values.nbytes
-        if len(state["parts"]) == self.n_ranks:
-            parts = list(state["parts"].values())
-            result = parts[0].copy()
-            combine = np.add if op == "sum" else np.maximum
-            for p in parts[1:]:
-                combine(result, p, out=result)
-            state["result"] = result
-            state["parts"] = None
-            self.reductions += 1
-            state["done"].set()
-        else:
-            start = time.monotonic()
-            while not state["done"].is_set():
-                try:
-                    await asyncio.wait_for(state["done"].wait(), 1.0)
-                except asyncio.TimeoutError:
-                    pass
-                if self.aborted:
-                    raise DaskFitError(self.aborted)
-                if time.monotonic() - start > self.timeout:
-                    raise DaskFitError(f"reduction {seq}: rank(s) missing after {self.timeout:.0f} s")
-        result = state["result"]
-        state["left"] -= 1
-        if state["left"] == 0:
-            del self.rounds[seq]
-        return result
-
-    def abort(self, reason):
-        self.aborted = reason
-        for state in self.rounds.values():
-            state["done"].set()
-
-    def stats(self):
-        return {"reductions": self.reductions, "bytes_in": self.bytes_in}
-
-
-class _RankReducer:
-    """What the core calls for each reduction on one rank: one blocking actor call."""
-
-    def __init__(self, actor, rank, timeout):
-        self.actor, self.rank, self.timeout = actor, rank, timeout
-        self.seq = 0
-        self.bytes_sent = 0
-        self.seconds = 0.0
-
-    def __call__(self, values, op):
-        start = time.perf_counter()
-        result = self.actor.reduce(self.rank, self.seq, values, op).result(timeout=self.timeout)
-        self.seconds += time.perf_counter() - start
-        self.seq += 1
-        self.bytes_sent += values.nbytes
-        return result
 
 
 # ---- what runs on the workers ------------------------------------------------------------------
@@ -167,7 +84,7 @@ def _global_row_message(message, rows):
     return re.sub(r"\brow (\d+)", lambda m: f"row {rows[int(m.group(1))]}", message)
 
 
-def _fit_part(rank, actor, X_blocks, y_blocks, w_blocks, offsets, spec, eval_blocks):
+def _fit_part(rank, fit, addresses, X_blocks, y_blocks, w_blocks, offsets, spec, eval_blocks):
     """One rank's fit: its rows in global order, the core's training loop with reductions over the ranks.
     Returns the model (rank 0 only) and what the fit recorded."""
     start = time.perf_counter()
@@ -182,8 +99,7 @@ def _fit_part(rank, actor, X_blocks, y_blocks, w_blocks, offsets, spec, eval_blo
         evals = check_eval_sets(local, eval_set, local.classes_, X.dtype, spec["class_weights"])
     monitor = TrainingMonitor(local, len(local.classes_), evals, local.scoring, local.early_stopping,
                               local.n_iter_no_change, local.tol, 0, None)
-    actor._try_bind_worker_client()  # in the task's thread, where the worker is known; the core calls from its own
-    reducer = _RankReducer(actor, rank, spec["timeout"])
+    reducer = PeerReducer(fit, rank, addresses, spec["timeout"])
     core = dict(spec["core"])
     if local.n_jobs is None:  # the worker's threads, not the client machine's cores
         core["n_threads"] = get_worker().state.nthreads
@@ -195,10 +111,12 @@ def _fit_part(rank, actor, X_blocks, y_blocks, w_blocks, offsets, spec, eval_blo
             reducer=reducer, bin_edges=spec["edges"], global_rows=rows, **core)
     except ValueError as e:
         raise ValueError(_global_row_message(str(e), rows)) from None
+    finally:
+        reducer.close()
     if error is not None:
         raise error
     stats = {"rank": rank, "rows": int(X.shape[0]), "reductions": reducer.seq, "bytes_sent": reducer.bytes_sent,
-             "reduce_seconds": reducer.seconds, "seconds": time.perf_counter() - start,
+             "bytes_received": reducer.bytes_received, "reduce_seconds": reducer.seconds, "seconds": time.perf_counter() - start,
              "stage_seconds": stages["wall"]}
     if rank != 0:
         return {"stats": stats}
@@ -425,28 +343,27 @@ class _DaskMixin:
             addr = sorted(holders[key])[0]
             by_worker.setdefault(addr, []).append(i)
         ranks = sorted(by_worker)
-        actor = _gather_watching(client, [client.submit(AllReduce, len(ranks), spec["timeout"], actor=True,
-                                                        workers=[ranks[0]], allow_other_workers=False, pure=False)],
-                                 watched)[0]
+        client.run(install_mailbox, workers=ranks)
+        fit = f"fit-{uuid.uuid4().hex}"
         futures = []
         for rank, addr in enumerate(ranks):
             blocks = by_worker[addr]
             futures.append(client.submit(
-                _fit_part, rank, actor, [keys[X_keys[i]] for i in blocks], [keys[y_keys[i]] for i in blocks],
+                _fit_part, rank, fit, ranks, [keys[X_keys[i]] for i in blocks], [keys[y_keys[i]] for i in blocks],
                 [keys[w_keys[i]] for i in blocks] if w is not None else [], [int(offsets[i]) for i in blocks],
                 spec, eval_parts, workers=[addr], allow_other_workers=False, pure=False, retries=0))
         try:
-            results = self._watch(client, futures, watched, actor)
+            results = self._watch(client, futures, watched, (fit, ranks))
         finally:
             for f in futures:
                 if not f.done():
                     f.cancel()
-        actor_stats = actor.stats().result(timeout=60)
-        stats = {"workers": len(ranks), "rows_per_worker": [r["stats"]["rows"] for r in results],
-                 "per_rank": [r["stats"] for r in results], **actor_stats}
+        per_rank = [r["stats"] for r in results]
+        stats = {"workers": len(ranks), "rows_per_worker": [r["rows"] for r in per_rank], "per_rank": per_rank,
+                 "reductions": per_rank[0]["reductions"], "bytes_in": sum(r["bytes_received"] for r in per_rank)}
         return results[0], stats
 
-    def _watch(self, client, futures, watched, actor):
+    def _watch(self, client, futures, watched, fit):
         """Wait for every rank; a failed task or a lost worker aborts the all-reduce and raises at once."""
         while True:
             try:
@@ -455,10 +372,10 @@ class _DaskMixin:
                 pass
             failed = [f.exception() for f in futures if f.status == "error"]
             if failed:
-                _abort(actor, f"another rank failed: {failed[0]!r}")
+                _abort(client, fit, f"another rank failed: {failed[0]!r}")
                 # A rank's own error (bad data, say) comes first; the others only saw the abort.
                 own = [e for e in failed if not isinstance(e, DaskFitError)]
-                if own and not _lost_actor(own[0]):
+                if own and not _lost_peer(own[0]):
                     raise own[0]
                 raise DaskFitError(f"the fit failed on the cluster ({(own or failed)[0]!r}); no model was kept (the "
                                    "estimator is unchanged)") from (own or failed)[0]
@@ -467,7 +384,7 @@ class _DaskMixin:
             lost = _lost_workers(client, watched)
             lost += [f"task {f.key} ({f.status})" for f in futures if f.status in ("lost", "cancelled")]
             if lost:
-                _abort(actor, f"worker {lost[0]} left the cluster during fit")
+                _abort(client, fit, f"worker {lost[0]} left the cluster during fit")
                 raise DaskFitError(f"worker {lost[0]} left the cluster during fit; no model was kept (the "
                                    "estimator is unchanged). Fit again on the remaining workers.")
 
@@ -564,17 +481,20 @@ def _gather_watching(client, futures, watched):
                                "model was kept (the estimator is unchanged)")
 
 
-def _abort(actor, reason):
-    """Stop every rank waiting at the all-reduce (nothing to stop if the actor's worker is the one lost)."""
+def _abort(client, fit, reason):
+    """Stop every rank of the fit waiting at a reduction (a lost worker's ranks need no stopping)."""
+    fit_id, ranks = fit
     try:
-        actor.abort(reason).result(timeout=5)
-    except Exception:  # noqa: BLE001 - the actor, or its worker, is gone: its ranks fail on their own
+        alive = set(client.scheduler_info(n_workers=-1)["workers"])
+        # Not waited for: the scheduler would wait up to its connect timeout for a worker that just died.
+        client.run(abort_fit, fit_id, reason, workers=[r for r in ranks if r in alive], wait=False)
+    except Exception:  # noqa: BLE001 - the cluster is going away: its ranks fail on their own
         pass
 
 
-def _lost_actor(error):
-    """Whether a rank failed because the all-reduce's worker went away (a cluster fault, not the data's)."""
-    return isinstance(error, (OSError, RuntimeError)) and ("Actor" in str(error) or "contact" in str(error))
+def _lost_peer(error):
+    """Whether a rank failed because a worker went away (a cluster fault, not the data's)."""
+    return isinstance(error, OSError) and ("contact" in str(error) or "closed" in str(error).lower())
 
 
 def _apply_block(block, local, method, kwargs, tail, dtype):

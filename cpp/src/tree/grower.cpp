@@ -55,6 +55,7 @@ void TreeGrower::reset(GrowResult& result) {
   partition_.reset(n);
   pool_.release_all();
   leaves_.assign(1, Leaf{0, 0, n});
+  reduced_prev_.clear();
 }
 
 GrowResult TreeGrower::grow(SplitObjective& objective, int max_depth, const std::uint8_t* active_rows,
@@ -92,6 +93,7 @@ GrowResult TreeGrower::grow(SplitObjective& objective, int max_depth, const std:
     const auto start = std::chrono::steady_clock::now();
     if (reducer_ && quick) {
       const util::StageScope stage(clock_, util::Stage::kQuickSearch);
+      reduced_prev_.clear();
       search_reduced_pruned(plan, layer, q, active_features, result);
     } else if (reducer_) {
       const util::StageScope stage(clock_, util::Stage::kHistograms);
@@ -383,6 +385,7 @@ bool TreeGrower::apply_layer(LayerPlan& plan, const std::int64_t* q, GrowResult&
       leaf.hist = -1;
       leaf.settled = leaf.settled || plan.searched[l];
       leaf.sum = plan.total[l];
+      leaf.parent_slot = -1;
       next.push_back(leaf);
       continue;
     }
@@ -393,6 +396,7 @@ bool TreeGrower::apply_layer(LayerPlan& plan, const std::int64_t* q, GrowResult&
     split_at.push_back(next.size());
     Leaf left{result.tree.nodes[leaf.node].left, leaf.begin, leaf.end};
     left.parent_hist = last_layer ? -1 : leaf.hist;  // the larger child is parent - smaller child
+    left.parent_slot = static_cast<std::int32_t>(l);
     if (last_layer) pool_.release(leaf.hist);
     next.push_back(left);
     next.push_back(Leaf{left.node + 1, leaf.end, leaf.end});

@@ -101,6 +101,9 @@ class TreeGrower {
     int hist = -1;         // pool buffer holding this leaf's histograms for the previous layer's values
     int parent_hist = -1;  // for a pair of new siblings (on the left one): the parent's buffer
     bool settled = false;  // searched without a split, values since then equal or negated: none to find
+    // For a pair of new siblings (on the left one): the parent's index among the previous layer's leaves,
+    // whose reduced histograms a distributed fit keeps (reduced_prev_), so only the left one is reduced.
+    std::int32_t parent_slot = -1;
     std::int64_t sum = 0;  // sum of the previous layer's values (valid when settled)
     std::size_t rows() const { return end - begin; }
   };
@@ -134,6 +137,9 @@ class TreeGrower {
                       GrowResult& result);
   void build_local_histograms(LayerPlan& plan, const LayerRows& rows, const std::vector<std::size_t>& active,
                               std::int64_t* out, GrowResult& result);
+  std::vector<std::size_t> reduced_leaves(const LayerPlan& plan) const;
+  void complete_reduced(const LayerPlan& plan, const std::vector<std::size_t>& sent, const std::int64_t* message,
+                        std::size_t per_leaf);
   std::int64_t heavy_subset(const Leaf& leaf, const std::int64_t* q, double share, std::vector<std::uint32_t>& rows,
                             std::vector<std::int64_t>& values) const;
   void local_bounds(const LayerPlan& plan, const std::int64_t* q, const std::vector<std::size_t>& active,
@@ -175,6 +181,10 @@ class TreeGrower {
   std::vector<std::uint32_t> leaf_of_row_;  // pruned pass below the root: which leaf each row is in
   std::vector<std::int64_t> scratch_;    // per thread: one feature's histogram parts of an unstored leaf
   std::vector<std::int64_t> partial_;    // row parts x built leaves x features histograms (row_parts > 1)
+  // Distributed fits: the last full-scan layer's reduced histograms, [leaf][active feature][stride] (empty
+  // when the previous layer took another pass or the values changed), for search_reduced's siblings.
+  std::vector<std::int64_t> reduced_prev_;
+  std::vector<std::int64_t> reduced_;
 };
 
 }  // namespace rebelboost::tree

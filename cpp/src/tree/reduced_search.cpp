@@ -127,27 +127,65 @@ void TreeGrower::build_local_histograms(LayerPlan& plan, const LayerRows& rows, 
   result.bin_accumulations += static_cast<std::int64_t>(plan.built_rows * n_active);
 }
 
-// A distributed layer: the histograms of the local rows of every leaf not settled, each leaf's row count
-// and sum of values, summed over the participants in one reduction; then the leaves with at least 2 rows
-// in all are searched on the summed histograms, as search_full searches them.
+// The leaves whose histograms a distributed layer reduces: every searched leaf (not settled: the same on
+// every participant), except the right one of a
+// pair of new siblings whose parent's reduced histograms are kept (the previous layer was a full scan with
+// these values, or their negation): that one is parent - left, exactly (integers), on every participant.
+std::vector<std::size_t> TreeGrower::reduced_leaves(const LayerPlan& plan) const {
+  std::vector<std::size_t> sent;
+  for (std::size_t l = 0; l < leaves_.size(); ++l) {
+    const bool derived = l > 0 && leaves_[l - 1].parent_slot >= 0 && plan.relation != 0 && !reduced_prev_.empty();
+    if (!derived && plan.searched[l]) sent.push_back(l);
+  }
+  return sent;
+}
+
+// reduced_ <- every leaf's reduced histograms: the sent ones from the message, each derived right sibling
+// as relation x parent - left; then they are the next layer's parents.
+void TreeGrower::complete_reduced(const LayerPlan& plan, const std::vector<std::size_t>& sent,
+                                  const std::int64_t* message, std::size_t per_leaf) {
+  reduced_.assign(leaves_.size() * per_leaf, 0);
+  for (std::size_t k = 0; k < sent.size(); ++k)
+    std::copy(message + k * per_leaf, message + (k + 1) * per_leaf, reduced_.begin() + static_cast<std::ptrdiff_t>(sent[k] * per_leaf));
+  for (std::size_t l = 1; l < leaves_.size(); ++l) {
+    if (leaves_[l - 1].parent_slot < 0 || plan.relation == 0 || reduced_prev_.empty()) continue;
+    const std::int64_t* parent = &reduced_prev_[static_cast<std::size_t>(leaves_[l - 1].parent_slot) * per_leaf];
+    const std::int64_t* left = &reduced_[(l - 1) * per_leaf];
+    std::int64_t* right = &reduced_[l * per_leaf];
+    for (std::size_t i = 0; i < per_leaf; ++i) right[i] = plan.relation * parent[i] - left[i];
+  }
+  reduced_prev_.swap(reduced_);
+}
+
+// A distributed layer: the histograms of the local rows of the leaves reduced_leaves names, each leaf's row
+// count and sum of values, summed over the participants in one reduction; then the leaves with at least 2
+// rows in all are searched on the summed histograms, as search_full searches them.
 void TreeGrower::search_reduced(LayerPlan& plan, int layer, const std::int64_t* q, const std::uint8_t* active_features,
                                 GrowResult& result) {
   const std::size_t n_features = X_.n_features, stride = pool_.stride(), n_leaves = leaves_.size();
   const LayerRows rows = layer_rows(plan, q);
   const std::vector<std::size_t> active = active_list(active_features);
-  const std::size_t n_active = active.size(), hist_values = n_leaves * n_active * stride;
-  // [leaf][active feature][stride] histograms, then per leaf its rows, then its sum of values, then the
+  const std::vector<std::size_t> sent = reduced_leaves(plan);
+  const std::size_t n_active = active.size(), per_leaf = n_active * stride;
+  // This participant's histograms of every leaf, [leaf][active feature][stride] (reduced_ as scratch).
+  reduced_.assign(n_leaves * per_leaf, 0);
+  build_local_histograms(plan, rows, active, reduced_.data(), result);
+  // The message: the sent leaves' histograms, then per leaf its rows and its sum of values, then the
   // policy's figures.
+  const std::size_t hist_values = sent.size() * per_leaf;
   std::vector<std::int64_t> message(hist_values + 2 * n_leaves + reduced_quick_.stats_size(), 0);
-  build_local_histograms(plan, rows, active, message.data(), result);
+  for (std::size_t k = 0; k < sent.size(); ++k)
+    std::copy(reduced_.begin() + static_cast<std::ptrdiff_t>(sent[k] * per_leaf),
+              reduced_.begin() + static_cast<std::ptrdiff_t>((sent[k] + 1) * per_leaf), message.begin() + static_cast<std::ptrdiff_t>(k * per_leaf));
   local_leaf_totals(q, &message[hist_values], false);
   reduced_quick_.append_stats(layer, X_.n_samples, q, &message[hist_values + 2 * n_leaves]);
   util::reduce_counts(message.data(), message.size(), reducer_);
   reduced_quick_.read_stats(layer, &message[hist_values + 2 * n_leaves]);
   read_leaf_totals(plan, &message[hist_values], result, false);
+  complete_reduced(plan, sent, message.data(), per_leaf);
   plan.best.assign(n_leaves * n_features, SplitInfo{});
   const std::uint8_t missing = bins_.missing_bin();
-  const auto slot = [&](std::size_t leaf, std::size_t a) { return &message[(leaf * n_active + a) * stride]; };
+  const auto slot = [&](std::size_t leaf, std::size_t a) { return &reduced_prev_[leaf * per_leaf + a * stride]; };
   util::parallel_for(static_cast<std::ptrdiff_t>(n_active), util::threads_for(n_leaves * n_active * stride, n_threads_),
                      [&](std::ptrdiff_t ai) {
                        const auto a = static_cast<std::size_t>(ai);
