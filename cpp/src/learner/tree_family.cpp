@@ -134,7 +134,7 @@ class TreeFamily final : public Family<T> {
     grown_ = grower_.grow(loss, params_.max_depth, sample_rows_ ? active_rows_.data() : nullptr,
                           sample_features_ ? active_features_.data() : nullptr);
     const util::StageScope stage(clock_, util::Stage::kStep);
-    loss::Loss::Step step = loss.step(grown_.outputs.data());
+    loss::Loss::Step step = loss.tree_step(grown_);
     info.weighted_error = step.weighted_error;
     info.bin_accumulations = grown_.bin_accumulations;
     info.quick_nodes = grown_.quick_nodes;

@@ -68,8 +68,33 @@ const std::int64_t* BinaryExpLoss::split_values(int layer, const std::int8_t* f)
 }
 
 Loss::Step BinaryExpLoss::step(const std::int8_t* f) const {
-  double right = 0.0, wrong = 0.0;
-  right_wrong_sums(f, y_.data(), search_weights().data(), n_, right, wrong, pass_threads(), kBlock, reducer_);
+  std::vector<std::int64_t> parts(2 * static_cast<std::size_t>(n_blocks()), 0);  // per block: wrong, right
+  const std::int64_t* q = q_.data();
+  const std::int8_t* y = y_.data();
+  util::parallel_for(n_blocks(), pass_threads(), [&](std::ptrdiff_t b) {
+    std::int64_t sums[2] = {0, 0};
+    for (std::size_t i = block_begin(b); i < block_end(b); ++i) sums[f[i] == y[i]] += q[i] < 0 ? -q[i] : q[i];
+    parts[2 * static_cast<std::size_t>(b)] = sums[0];
+    parts[2 * static_cast<std::size_t>(b) + 1] = sums[1];
+  });
+  std::int64_t sums[2] = {0, 0};  // integers: exact in any order
+  for (std::size_t k = 0; k < parts.size(); ++k) sums[k % 2] += parts[k];
+  util::reduce_counts(sums, 2, reducer_);
+  return step_from_sums(sums[1], sums[0]);
+}
+
+Loss::Step BinaryExpLoss::tree_step(const tree::GrowResult& grown) const {
+  // Every row was searched with q: in a leaf valued sign(Q) (any value if Q = 0), the rows it gets right
+  // hold (M + |Q|) / 2 of its mass M, since q_n = y_n |q_n|. The flag, not the grower's totals, decides
+  // which way: it is the same on every participant of a distributed fit (one without rows has no active
+  // rows to mask, so its grower would know the totals when the others do not).
+  if (!every_row_searched_ || grown.value_mass < 0) return step(grown.outputs.data());
+  return step_from_sums((grown.value_mass + grown.leaf_abs_sum) / 2, (grown.value_mass - grown.leaf_abs_sum) / 2);
+}
+
+Loss::Step BinaryExpLoss::step_from_sums(std::int64_t right_fixed, std::int64_t wrong_fixed) const {
+  const double right = static_cast<double>(right_fixed) / util::kFixedPointScale;
+  const double wrong = static_cast<double>(wrong_fixed) / util::kFixedPointScale;
   const double total = right + wrong;
   Step s;
   s.step = {step_scale_ * std::log((right + smoothing_ * total) / (wrong + smoothing_ * total))};

@@ -2,7 +2,9 @@
 //
 // Scores H_n, labels y_n in {-1, +1}, weights w_n = s_n exp(-y_n H_n) / Z (sum 1). The tree search sees
 // per-sample weights u_n (AdaBoost: u = w; VEB: u = lam n w^2 / m + (1 - lam) w) through
-// q_n = y_n u_n 2^52 / sum(u); the step is step_scale * ln((right_u + eps) / (wrong_u + eps)).
+// q_n = y_n u_n 2^52 / sum(u); the step is step_scale * ln((right_u + eps) / (wrong_u + eps)), with
+// right_u / wrong_u the sums of |q_n| (the fixed-point u the tree was searched with) over the samples f gets
+// right / wrong: exact integers, so the step is the same for any thread count and any partitioning.
 #pragma once
 
 #include <algorithm>
@@ -24,6 +26,7 @@ class BinaryExpLoss : public Loss {
   void set_every_row_searched(bool every_row) override { every_row_searched_ = every_row; }
   int relation_to_previous_layer() const override { return relation_; }
   Step step(const std::int8_t* f) const override;
+  Step tree_step(const tree::GrowResult& grown) const override;
   void update(const std::int8_t* f, const std::vector<double>& a, const Step& sums) override;
   void sample_mass(double* out) const override {
     const std::vector<double>& u = search_weights();
@@ -47,6 +50,8 @@ class BinaryExpLoss : public Loss {
 
   // Weight sums of w (not u) that f gets right and wrong, in a fixed order.
   void w_sums(const std::int8_t* f, double& right, double& wrong) const;
+  // The step from the fixed-point sums of |q| f gets right and wrong (over every participant).
+  Step step_from_sums(std::int64_t right, std::int64_t wrong) const;
 
   // Blocks of samples for element-wise loops (one OpenMP task each; results never depend on it).
   static constexpr std::size_t kBlock = 16384;

@@ -42,6 +42,11 @@ class Loss : public tree::SplitObjective {
   // Closed-form step for tree outputs f (f[n] in {+1,-1}), in one pass over the samples.
   virtual Step step(const std::int8_t* f) const = 0;
 
+  // The same step for a tree just grown on this loss's values: a loss may take its sums from what the
+  // grower already totalled (GrowResult::value_mass) instead of a pass over the samples (and, in a
+  // distributed fit, a reduction). The result equals step(grown.outputs), bit for bit.
+  virtual Step tree_step(const tree::GrowResult& grown) const { return step(grown.outputs.data()); }
+
   // H_n += f_n * a for every sample (a = the step after shrinkage); refreshes weights. `sums` is the
   // Step that step(f) returned for the same f.
   virtual void update(const std::int8_t* f, const std::vector<double>& a, const Step& sums) = 0;

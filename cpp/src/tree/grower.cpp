@@ -56,21 +56,25 @@ void TreeGrower::reset(GrowResult& result) {
   pool_.release_all();
   leaves_.assign(1, Leaf{0, 0, n});
   reduced_prev_.clear();
+  reduced_root_mass_ = -1;
 }
 
 GrowResult TreeGrower::grow(SplitObjective& objective, int max_depth, const std::uint8_t* active_rows,
                             const std::uint8_t* active_features) {
   GrowResult result;
   reset(result);
+  bool same_values = active_rows == nullptr && criterion_ == Criterion::kLoss;  // GrowResult::value_mass
   for (int layer = 0; layer < max_depth; ++layer) {
     if (stop_ != nullptr && stop_->load(std::memory_order_relaxed)) break;  // unfinished: the caller drops it
     const bool last_layer = layer == max_depth - 1;
     if (layer == 0 && objective.root_width() > 1) {
+      same_values = false;
       if (!grow_multiclass_root(objective, result, active_rows, active_features, last_layer)) break;
       continue;
     }
     int relation = 0;
     const std::int64_t* q = layer_values(objective, layer, result, active_rows, relation);
+    if (layer > 0 && relation != 1) same_values = false;
     // Which pass searches this layer: one decision, from the mass concentration of its largest open leaf.
     std::size_t largest = kNoLeaf;
     for (std::size_t l = 0; l < leaves_.size(); ++l)
@@ -109,13 +113,42 @@ GrowResult TreeGrower::grow(SplitObjective& objective, int max_depth, const std:
     for (std::size_t l = 0; l < leaves_.size(); ++l)
       if (plan.searched[l]) searched_rows += leaves_[l].rows();
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (layer == 0 && same_values) result.value_mass = root_mass(q);
     if (reducer_) reduced_quick_.finish_layer(layer, quick, seconds);
     else pruned_.record(layer, quick, seconds, searched_rows);
     const util::StageScope stage(clock_, util::Stage::kLeafValues);
     if (!apply_layer(plan, q, result, last_layer)) break;
   }
+  finish_step_sums(result, same_values);
   pool_.release_all();
   return result;
+}
+
+std::int64_t TreeGrower::root_mass(const std::int64_t* q) const {
+  if (reducer_) return reduced_root_mass_;
+  constexpr std::size_t kBlock = 1 << 16;
+  const std::size_t n = X_.n_samples, n_blocks = (n + kBlock - 1) / kBlock;
+  std::vector<std::int64_t> part(n_blocks, 0);
+  util::parallel_for(static_cast<std::ptrdiff_t>(n_blocks), util::threads_for(n, n_threads_), [&](std::ptrdiff_t b) {
+    const std::size_t begin = static_cast<std::size_t>(b) * kBlock, end = std::min(n, begin + kBlock);
+    std::int64_t m = 0;
+    for (std::size_t i = begin; i < end; ++i) m += abs64(q[i]);
+    part[static_cast<std::size_t>(b)] = m;
+  });
+  std::int64_t total = 0;
+  for (const std::int64_t m : part) total += m;
+  return total;
+}
+
+// Each leaf's sum is of the root's values when every layer kept them (relation +1), so the sum of the
+// leaves' |sums| with the root's mass gives the step's sums (GrowResult::value_mass).
+void TreeGrower::finish_step_sums(GrowResult& result, bool same_values) const {
+  if (!same_values || result.value_mass < 0) {
+    result.value_mass = -1;
+    return;
+  }
+  result.leaf_abs_sum = 0;
+  for (const Leaf& leaf : leaves_) result.leaf_abs_sum += abs64(leaf.sum);
 }
 
 bool TreeGrower::grow_multiclass_root(SplitObjective& objective, GrowResult& result, const std::uint8_t* active_rows,
@@ -397,9 +430,12 @@ bool TreeGrower::apply_layer(LayerPlan& plan, const std::int64_t* q, GrowResult&
     Leaf left{result.tree.nodes[leaf.node].left, leaf.begin, leaf.end};
     left.parent_hist = last_layer ? -1 : leaf.hist;  // the larger child is parent - smaller child
     left.parent_slot = static_cast<std::int32_t>(l);
+    left.sum = s.left_sum;
     if (last_layer) pool_.release(leaf.hist);
     next.push_back(left);
-    next.push_back(Leaf{left.node + 1, leaf.end, leaf.end});
+    Leaf right{left.node + 1, leaf.end, leaf.end};
+    right.sum = s.right_sum;
+    next.push_back(right);
   }
   const util::StageScope partition(clock_, util::Stage::kPartition);
   if (last_layer) {

@@ -58,6 +58,12 @@ struct GrowResult {
   std::int32_t features_pruned = 0;
   double mass90_fraction = -1.0;     // root: fraction of its rows holding 90 % of the split-value mass
   std::int32_t heavy_rebuilds = 0;   // times the pruned pass's cached heavy rows were rebuilt
+  // When every row was searched with one set of values q (every layer's values those of the root: binary
+  // losses), the fixed-point sums a binary step needs, over every participant: value_mass = sum_n |q_n| and
+  // leaf_abs_sum = sum over the tree's leaves of |sum of q in the leaf|. The weight f gets right is then
+  // (value_mass + leaf_abs_sum) / 2, with no pass over the rows (docs/distributed.md). -1: not known.
+  std::int64_t value_mass = -1;
+  std::int64_t leaf_abs_sum = 0;
 };
 
 // Grows trees on one binned matrix; reuses its buffers across calls. Not thread-safe itself (it runs
@@ -104,7 +110,7 @@ class TreeGrower {
     // For a pair of new siblings (on the left one): the parent's index among the previous layer's leaves,
     // whose reduced histograms a distributed fit keeps (reduced_prev_), so only the left one is reduced.
     std::int32_t parent_slot = -1;
-    std::int64_t sum = 0;  // sum of the previous layer's values (valid when settled)
+    std::int64_t sum = 0;  // sum of the previous layer's values in the leaf
     std::size_t rows() const { return end - begin; }
   };
 
@@ -132,6 +138,10 @@ class TreeGrower {
   // The distributed searches (reduced_search.cpp).
   std::vector<std::size_t> active_list(const std::uint8_t* active_features) const;
   void local_leaf_totals(const std::int64_t* q, std::int64_t* block, bool with_mass) const;
+  // Layer 0's sum_n |q_n| over every participant (GrowResult::value_mass): a pass over the rows, or (a
+  // distributed layer) read from the root's reduced mass.
+  std::int64_t root_mass(const std::int64_t* q) const;
+  void finish_step_sums(GrowResult& result, bool same_values) const;
   void read_leaf_totals(LayerPlan& plan, const std::int64_t* block, GrowResult& result, bool quick);
   void search_reduced(LayerPlan& plan, int layer, const std::int64_t* q, const std::uint8_t* active_features,
                       GrowResult& result);
@@ -185,6 +195,7 @@ class TreeGrower {
   // when the previous layer took another pass or the values changed), for search_reduced's siblings.
   std::vector<std::int64_t> reduced_prev_;
   std::vector<std::int64_t> reduced_;
+  std::int64_t reduced_root_mass_ = -1;  // the root's mass from a distributed layer 0's reduction
 };
 
 }  // namespace rebelboost::tree

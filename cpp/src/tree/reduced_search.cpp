@@ -170,18 +170,19 @@ void TreeGrower::search_reduced(LayerPlan& plan, int layer, const std::int64_t* 
   // This participant's histograms of every leaf, [leaf][active feature][stride] (reduced_ as scratch).
   reduced_.assign(n_leaves * per_leaf, 0);
   build_local_histograms(plan, rows, active, reduced_.data(), result);
-  // The message: the sent leaves' histograms, then per leaf its rows and its sum of values, then the
-  // policy's figures.
+  // The message: the sent leaves' histograms, then per leaf its rows, its sum of values and their mass,
+  // then the policy's figures.
   const std::size_t hist_values = sent.size() * per_leaf;
-  std::vector<std::int64_t> message(hist_values + 2 * n_leaves + reduced_quick_.stats_size(), 0);
+  std::vector<std::int64_t> message(hist_values + 3 * n_leaves + reduced_quick_.stats_size(), 0);
   for (std::size_t k = 0; k < sent.size(); ++k)
     std::copy(reduced_.begin() + static_cast<std::ptrdiff_t>(sent[k] * per_leaf),
               reduced_.begin() + static_cast<std::ptrdiff_t>((sent[k] + 1) * per_leaf), message.begin() + static_cast<std::ptrdiff_t>(k * per_leaf));
-  local_leaf_totals(q, &message[hist_values], false);
-  reduced_quick_.append_stats(layer, X_.n_samples, q, &message[hist_values + 2 * n_leaves]);
+  local_leaf_totals(q, &message[hist_values], true);
+  reduced_quick_.append_stats(layer, X_.n_samples, q, &message[hist_values + 3 * n_leaves]);
   util::reduce_counts(message.data(), message.size(), reducer_);
-  reduced_quick_.read_stats(layer, &message[hist_values + 2 * n_leaves]);
+  reduced_quick_.read_stats(layer, &message[hist_values + 3 * n_leaves]);
   read_leaf_totals(plan, &message[hist_values], result, false);
+  if (layer == 0) reduced_root_mass_ = message[hist_values + 2];
   complete_reduced(plan, sent, message.data(), per_leaf);
   plan.best.assign(n_leaves * n_features, SplitInfo{});
   const std::uint8_t missing = bins_.missing_bin();
@@ -332,6 +333,7 @@ void TreeGrower::search_reduced_pruned(LayerPlan& plan, int layer, const std::in
   util::reduce_counts(message.data(), message.size(), reducer_);
   reduced_quick_.read_stats(layer, tail);
   read_leaf_totals(plan, message.data(), result, true);
+  if (layer == 0) reduced_root_mass_ = message[2];
   plan.best.assign(n_leaves * n_features, SplitInfo{});
   if (plan.quick) {  // where the leads' and survivors' histograms will be built from
     for (std::size_t l = 0; l < n_leaves; ++l)

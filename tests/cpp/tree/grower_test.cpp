@@ -383,5 +383,42 @@ TEST(TreeGrower, RowBlockedHistogramsChangeNothing) {
   }
 }
 
+// A binary loss takes its step from the grown tree's totals (GrowResult::value_mass, the leaves' |sums|)
+// instead of a pass over the rows: the step, its sums and the weighted error equal the pass's, bit for bit,
+// whatever the depth, the quick mode or the thread count. A tree searched on a sample of the rows has no
+// such totals (its leaves' sums are of the sample): the loss takes the pass.
+TEST(TreeGrower, TreeTotalsGiveTheStepOfAPassOverTheRows) {
+  for (const std::string kind : {"adaboost", "veb"}) {
+    testing::BoostedProblem p = testing::boosted_problem(kind, 3000, 5, 41, 4);
+    p.loss->set_every_row_searched(true);
+    for (int depth = 1; depth <= 6; ++depth) {
+      for (const QuickMode quick : {QuickMode::kOff, QuickMode::kOn}) {
+        for (const int threads : {1, 2}) {
+          SCOPED_TRACE(::testing::Message() << kind << " depth " << depth << " quick " << static_cast<int>(quick)
+                                            << " threads " << threads);
+          TreeGrower grower(p.binned, p.bins, threads, p.class_begin, quick);
+          const GrowResult g = grower.grow(*p.loss, depth);
+          ASSERT_GE(g.value_mass, 0);
+          EXPECT_GT(g.leaf_abs_sum, 0);
+          EXPECT_LE(g.leaf_abs_sum, g.value_mass);
+          const loss::Loss::Step pass = p.loss->step(g.outputs.data());
+          const loss::Loss::Step totals = p.loss->tree_step(g);
+          EXPECT_EQ(pass.step, totals.step);
+          EXPECT_EQ(pass.sum_pos, totals.sum_pos);
+          EXPECT_EQ(pass.sum_neg, totals.sum_neg);
+          EXPECT_EQ(pass.weighted_error, totals.weighted_error);
+          EXPECT_EQ(pass.has_edge, totals.has_edge);
+        }
+      }
+    }
+  }
+  testing::BoostedProblem p = testing::boosted_problem("adaboost", 3000, 5, 42, 2);
+  std::vector<std::uint8_t> half(3000, 0);
+  for (std::size_t i = 0; i < half.size(); i += 2) half[i] = 1;
+  p.loss->set_every_row_searched(false);
+  TreeGrower grower(p.binned, p.bins, 1, p.class_begin);
+  EXPECT_EQ(grower.grow(*p.loss, 3, half.data()).value_mass, -1);
+}
+
 }  // namespace
 }  // namespace rebelboost::tree
