@@ -293,14 +293,20 @@ class _DaskMixin:
         rows = _core.bin_sample_rows(X.shape[0], bin_seed=bin_seed).astype(np.int64)
         keys = {f.key: f for f in futures_of([X] + ([w] if w is not None else []))}
         bounds = np.concatenate([[0], np.cumsum(X.chunks[0])])
+        holders = client.who_has(list(keys.values()))
         X_parts, w_parts = [], []
+
+        def take(key, local):  # on a worker that holds the block: the block never moves, only the sample
+            return client.submit(_take, keys[key], local, workers=sorted(holders[key]), allow_other_workers=False,
+                                 pure=False)
+
         for i, key in enumerate(_block_keys(X)):
             local = rows[(rows >= bounds[i]) & (rows < bounds[i + 1])] - bounds[i]
             if len(local) == 0:
                 continue
-            X_parts.append(client.submit(_take, keys[key], local, pure=False))
+            X_parts.append(take(key, local))
             if w is not None:
-                w_parts.append(client.submit(_take, keys[_block_keys(w)[i]], local, pure=False))
+                w_parts.append(take(_block_keys(w)[i], local))
         return _gather_watching(client, [client.submit(_bin_edges, X_parts, w_parts, int(self.n_bins), pure=False)],
                                 watched)[0]
 
@@ -338,9 +344,10 @@ class _DaskMixin:
         w_keys = _block_keys(w) if w is not None else [None] * len(y_keys)
         holders = client.who_has([keys[k] for k in X_keys])
         offsets = np.concatenate([[0], np.cumsum(X.chunks[0])[:-1]]).astype(np.int64)
-        by_worker = {}
-        for i, key in enumerate(X_keys):
-            addr = sorted(holders[key])[0]
+        by_worker, assigned = {}, {}
+        for i, key in enumerate(X_keys):  # a block held twice goes to the holder with the fewest rows so far
+            addr = min(sorted(holders[key]), key=lambda a: assigned.get(a, 0))
+            assigned[addr] = assigned.get(addr, 0) + X.chunks[0][i]
             by_worker.setdefault(addr, []).append(i)
         ranks = sorted(by_worker)
         client.run(install_mailbox, workers=ranks)
