@@ -138,6 +138,8 @@ class TreeGrower {
   // The distributed searches (reduced_search.cpp).
   std::vector<std::size_t> active_list(const std::uint8_t* active_features) const;
   void local_leaf_totals(const std::int64_t* q, std::int64_t* block, bool with_mass) const;
+  void histogram_leaf_totals(const LayerPlan& plan, int layer, const std::int64_t* q, std::size_t per_leaf,
+                             std::int64_t* block) const;
   // Layer 0's sum_n |q_n| over every participant (GrowResult::value_mass): a pass over the rows, or (a
   // distributed layer) read from the root's reduced mass.
   std::int64_t root_mass(const std::int64_t* q) const;

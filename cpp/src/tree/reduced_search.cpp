@@ -177,11 +177,13 @@ void TreeGrower::search_reduced(LayerPlan& plan, int layer, const std::int64_t* 
   for (std::size_t k = 0; k < sent.size(); ++k)
     std::copy(reduced_.begin() + static_cast<std::ptrdiff_t>(sent[k] * per_leaf),
               reduced_.begin() + static_cast<std::ptrdiff_t>((sent[k] + 1) * per_leaf), message.begin() + static_cast<std::ptrdiff_t>(k * per_leaf));
-  local_leaf_totals(q, &message[hist_values], true);
+  histogram_leaf_totals(plan, layer, q, per_leaf, &message[hist_values]);
   reduced_quick_.append_stats(layer, X_.n_samples, q, &message[hist_values + 3 * n_leaves]);
   util::reduce_counts(message.data(), message.size(), reducer_);
   reduced_quick_.read_stats(layer, &message[hist_values + 3 * n_leaves]);
   read_leaf_totals(plan, &message[hist_values], result, false);
+  for (std::size_t l = 0; l < n_leaves; ++l)  // a settled leaf's sum is known everywhere already
+    if (leaves_[l].settled) plan.total[l] = plan.relation * leaves_[l].sum;
   if (layer == 0) reduced_root_mass_ = message[hist_values + 2];
   complete_reduced(plan, sent, message.data(), per_leaf);
   plan.best.assign(n_leaves * n_features, SplitInfo{});
@@ -195,6 +197,21 @@ void TreeGrower::search_reduced(LayerPlan& plan, int layer, const std::int64_t* 
                            plan.best[l * n_features + active[a]] = feature_split(
                                slot(l, a), criterion_, bins_.n_value_bins(active[a]), missing, static_cast<std::int32_t>(active[a]));
                      });
+}
+
+// The full scan's per-leaf block: local rows, then sums of values from this participant's histograms of
+// the leaf (reduced_, [leaf][active feature][stride]: no pass over its rows, which are scattered by then;
+// a settled leaf's sum is filled in after the reduction), then (the root) the sum of |values|.
+void TreeGrower::histogram_leaf_totals(const LayerPlan& plan, int layer, const std::int64_t* q, std::size_t per_leaf,
+                                       std::int64_t* block) const {
+  const std::size_t n_leaves = leaves_.size();
+  if (per_leaf == 0) return local_leaf_totals(q, block, layer == 0);  // no active feature: no histogram
+  for (std::size_t l = 0; l < n_leaves; ++l) {
+    block[l] = static_cast<std::int64_t>(leaves_[l].rows());
+    if (plan.searched[l]) block[n_leaves + l] = histogram_total(&reduced_[l * per_leaf], criterion_);
+  }
+  if (layer == 0)
+    for (std::size_t i = 0; i < X_.n_samples; ++i) block[2 * n_leaves] += abs64(q[i]);
 }
 
 // Per leaf: local rows, then sums of values, then (with_mass) sums of |values|.
