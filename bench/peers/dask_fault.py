@@ -63,7 +63,7 @@ def main(argv=None):
     y = (X[:, 0] > 0).astype(int)
     load_before = os.getloadavg()
     rows = [(name, *kill_mid_fit(index, X, y)) for name, index in
-            (("another rank's worker", 1), ("the all-reduce's worker (rank 0)", 0))]
+            (("another rank's worker", 1), ("rank 0's worker", 0))]
     import dask
 
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
