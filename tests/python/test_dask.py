@@ -265,7 +265,7 @@ def test_parameters_are_checked_by_the_local_rules(client):
         DaskAdaBoostClassifier(client=client).fit(on_workers(client, bad, (100, 100), 2), on_workers(client, y, (100, 100), 2))
 
 
-@pytest.mark.parametrize("victim", [0, 1], ids=["the all-reduce's worker", "another rank's worker"])
+@pytest.mark.parametrize("victim", [0, 1], ids=["rank 0's worker", "rank 1's worker"])
 def test_a_worker_lost_mid_fit_is_a_clear_error_within_seconds(tmp_path, victim):
     X, y = data(n=40000, d=20, seed=17)
     cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0")
