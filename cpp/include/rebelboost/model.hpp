@@ -18,7 +18,7 @@ enum class LossKind : std::uint32_t {
 
 const char* loss_name(LossKind loss);
 
-// REBEL's convex surrogate g of the coupled sum (thesis §4.3; docs/guide/rebel_losses.md): the subcosts,
+// REBEL's convex surrogate g of the coupled sum (thesis §4.3; docs/guide/rebel.md "The loss family"): the subcosts,
 // the steps and the link from scores to probabilities depend on it. Binary losses use kExponential.
 enum class RebelG : std::uint32_t {
   kExponential = 0,  // g(x) = e^x (the thesis's REBEL; closed-form steps)

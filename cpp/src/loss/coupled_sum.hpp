@@ -1,4 +1,5 @@
-// REBEL's coupled sum for a surrogate g without closed-form steps (thesis §4.3; docs/guide/rebel_losses.md).
+// REBEL's coupled sum for a surrogate g without closed-form steps (thesis §4.3; docs/guide/rebel.md,
+// "The loss family").
 //
 // Per sample n (class y_n, sample weight s_n) and class k, one term: alpha_nk g(sigma_nk H_nk) with
 // sigma = +1, alpha = s c+_{y k} for k != y and sigma = -1, alpha = s c-_y for k = y (subcosts.hpp), all

@@ -1,5 +1,5 @@
 // REBEL with the logistic surrogate g(x) = log2(1 + e^x) (thesis §4.3; with 2 classes LogitBoost's loss,
-// App. 7.3; docs/guide/rebel_losses.md). Steps by safeguarded Newton (coupled_sum.hpp).
+// App. 7.3; docs/guide/rebel.md "The loss family"). Steps by safeguarded Newton (coupled_sum.hpp).
 #include <cmath>
 #include <limits>
 #include <memory>

@@ -1,12 +1,13 @@
-// Per-class minimiser of a 1-D convex function by safeguarded Newton (docs/guide/rebel_losses.md "Steps").
+// Per-class minimiser of a 1-D convex function by safeguarded Newton (docs/guide/rebel.md "The loss family", Steps).
 //
 // The step of REBEL's logistic and squared surrogates: per class k, phi_k(a) is convex in a (a sum of
 // convex g's of affine functions of a, plus the smoothing terms). Each pass evaluates phi_k' and phi_k''
 // of every unconverged class at the current iterate (one pass over the samples for all classes); a class
 // moves by a Newton step while it stays strictly inside its bracket [lo, hi] (the signs of phi' seen so
 // far keep the minimiser there), and to the bracket's midpoint otherwise, so the iterates never leave the
-// region that holds the minimiser and phi_k never rises past it; a step is at most max(1, 2 |a|) long. The search stays in [-bound, bound]: a
-// minimiser beyond it is replaced by the bound, which still lowers phi_k (convex, falling toward it).
+// region that holds the minimiser and phi_k never rises past it; a step is at most max(1, 2 |a|) long.
+// The search stays in [-bound, bound]: a minimiser beyond it is replaced by the bound, which still lowers
+// phi_k (convex, falling toward it).
 #pragma once
 
 #include <cmath>

@@ -1,4 +1,4 @@
-// REBEL's loss for a surrogate g: the one place that maps RebelG to a loss (docs/guide/rebel_losses.md).
+// REBEL's loss for a surrogate g: the one place that maps RebelG to a loss (docs/guide/rebel.md "The loss family").
 #include <memory>
 #include <string>
 

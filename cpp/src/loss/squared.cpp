@@ -1,5 +1,5 @@
 // REBEL with the squared surrogate g(x) = (1 + x)^2 (thesis §4.3; with 2 classes L2Boost's loss, App. 7.3;
-// docs/guide/rebel_losses.md). phi_k is quadratic in the step, so the first Newton step is its exact
+// docs/guide/rebel.md "The loss family"). phi_k is quadratic in the step, so the first Newton step is its exact
 // minimiser (the second pass only confirms it), and the root's Newton gain is the exact loss decrease.
 #include <limits>
 #include <memory>

@@ -1,4 +1,4 @@
-// REBEL's subcosts for any surrogate g (thesis §4.3, Eq. 4.3; docs/guide/rebel_losses.md "Subcosts").
+// REBEL's subcosts for any surrogate g (thesis §4.3, Eq. 4.3; docs/guide/rebel.md "The loss family", Subcosts).
 //
 // For class y with cost row c (c_y = 0): c-_y = theta (slot y only), c+_k = 0 at k = y and otherwise the
 // smallest value that satisfies Eq. 4.3 for class k, which with c+_y = c-_k = 0 reads

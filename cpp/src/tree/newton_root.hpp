@@ -1,5 +1,5 @@
 // The joint root split of REBEL with a surrogate that has no closed-form step (logistic, squared): the
-// Newton gain of the K-vector step (docs/guide/rebel_losses.md "Root split").
+// Newton gain of the K-vector step (docs/guide/rebel.md "The loss family", Trees).
 //
 // With per-sample gradients G_nk and curvatures h_nk of the loss at the current scores, a split with
 // f = -1 on the left and +1 on the right moves class k's loss by D_k a_k + h_k a_k^2 / 2 to second order
