@@ -280,6 +280,9 @@ def test_same_model_for_every_thread_count_and_quick_mode(loss):
                                                               quick=quick, random_state=0).fit(X, y))
               for jobs in (1, 2, 3) for quick in (False, True, "auto")}
     assert len(set(models.values())) == 1
+    # The Newton root has no QuickBoost bound: even quick=True scans it in full (the layers below may prune).
+    info = REBELClassifier(loss=loss, n_estimators=3, max_depth=4, quick=True).fit(X, y).fit_info_
+    assert np.all(info["full_nodes"] >= 1)
 
 
 def test_warm_start_continues_and_refuses_another_loss():

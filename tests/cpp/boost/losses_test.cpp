@@ -187,6 +187,12 @@ TEST(RebelSurrogates, TrainRecordsGAndKeepsThePromises) {
     for (std::size_t t = 1; t < base.history.size(); ++t)
       EXPECT_LT(base.history[t].train_loss, base.history[t - 1].train_loss) << rebel_g_name(g) << " iteration " << t;
     const std::string reference = serialize(base.model);
+    const Predictor loaded(deserialize(reference.data(), reference.size()));  // the file keeps g; predictions
+    EXPECT_EQ(loaded.model().g, g);                                           // are argmax H, as for any g
+    std::vector<std::int32_t> from_file(X.n_rows), trained(X.n_rows);
+    loaded.predict(X.c_view(), from_file.data());
+    Predictor(base.model).predict(X.c_view(), trained.data());
+    EXPECT_EQ(from_file, trained);
     for (const int threads : {2, 3})
       for (const int quick : {0, 1, 2}) {
         TrainParams q = p;
