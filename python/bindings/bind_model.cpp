@@ -232,6 +232,9 @@ void bind_model(py::module_& m) {
       .def_property_readonly("loss", [](const PyModel& pm) { return std::string(loss_name(pm.model().loss)); })
       .def_property_readonly("loss_key", [](const PyModel& pm) { return loss_key(pm.model().loss); },
                              "The loss as train() names it: 'adaboost', 'veb' or 'rebel'.")
+      .def_property_readonly("rebel_loss", [](const PyModel& pm) { return std::string(rebel_g_name(pm.model().g)); },
+                             "REBEL's surrogate g: 'exponential', 'logistic' or 'squared' ('exponential' for the "
+                             "binary losses).")
       .def_property_readonly("n_features", [](const PyModel& pm) { return pm.model().n_features; })
       .def_property_readonly("n_outputs", [](const PyModel& pm) { return pm.model().n_outputs; })
       .def_property_readonly("learner", [](const PyModel& pm) { return std::string(learner_name(pm.model().learner)); },

@@ -60,9 +60,11 @@ TrainParams make_params(std::size_t n_classes, const std::string& loss, int n_es
                         std::int64_t bin_seed, double veb_lambda, const py::object& cost_matrix, int quick,
                         int criterion, double weight_trim, double subsample, double feature_fraction,
                         std::int64_t seed, const std::string& learner, const std::string& step_rule, double tau_ratio,
-                        int max_candidates, const std::string& scaling, double distance_cache_mb) {
+                        int max_candidates, const std::string& scaling, double distance_cache_mb,
+                        const std::string& rebel_loss) {
   TrainParams p;
   p.loss = parse_loss(loss);
+  p.rebel_g = parse_rebel_g(rebel_loss);
   p.n_estimators = n_estimators;
   p.max_depth = max_depth;
   p.n_bins = n_bins;
@@ -206,11 +208,11 @@ py::tuple train_py(const py::array& X, const Labels& y, const py::object& sample
                    const py::object& init_model, const py::list& eval_sets, const std::string& learner,
                    const std::string& step_rule, double tau_ratio, int max_candidates, const std::string& scaling,
                    double distance_cache_mb, const py::object& reducer, const py::object& bin_edges,
-                   const py::object& global_rows) {
+                   const py::object& global_rows, const std::string& rebel_loss) {
   const TrainParams p = make_params(n_classes, loss, n_estimators, max_depth, n_bins, learning_rate, n_threads,
                                     smoothing, bin_subsample, bin_seed, veb_lambda, cost_matrix, quick, criterion,
                                     weight_trim, subsample, feature_fraction, seed, learner, step_rule, tau_ratio,
-                                    max_candidates, scaling, distance_cache_mb);
+                                    max_candidates, scaling, distance_cache_mb, rebel_loss);
   if (y.ndim() != 1) throw InvalidArgument("y must be 1-D");
   const std::size_t n_rows = X.ndim() == 2 ? static_cast<std::size_t>(X.shape(0)) : 0;
   if (static_cast<std::size_t>(y.shape(0)) != n_rows)
@@ -315,11 +317,13 @@ void bind_train(py::module_& m) {
         py::arg("learner") = "tree", py::arg("step_rule") = "exact", py::arg("tau_ratio") = 0.5,
         py::arg("max_candidates") = 0, py::arg("scaling") = "feature", py::arg("distance_cache_mb") = 1024.0,
         py::arg("reducer") = py::none(), py::arg("bin_edges") = py::list(), py::arg("global_rows") = py::none(),
+        py::arg("rebel_loss") = "exponential",
         "Fit a boosted ensemble; returns (Model, history, stop_reason, stop_message, error, stage_seconds). X float32/float64, y int32 class "
         "indices; eval_sets: [(X, y, sample_weight or None)]; init_model: a Model to continue (warm start); "
         "learner: 'tree' or 'similarity' (step_rule, tau_ratio, max_candidates, scaling ('feature' or 'global'), "
         "distance_cache_mb: "
-        "TrainParams::similarity). "
+        "TrainParams::similarity); rebel_loss: REBEL's surrogate g ('exponential', 'logistic' or 'squared'; "
+        "TrainParams::rebel_g). "
         "error: the Python exception (KeyboardInterrupt, or raised by the callback) that stopped training, for "
         "the caller to raise after keeping the finished iterations, else None. stage_seconds: {'wall' | 'thread_cpu' | "
         "'process_cpu': {stage: seconds}} of the whole fit (TrainResult::stage_seconds). "

@@ -54,4 +54,11 @@ inline std::string loss_key(LossKind loss) {
   return "unknown";
 }
 
+// REBEL's surrogate by the name REBELClassifier's `loss` gives it (rebel_g_name's names).
+inline RebelG parse_rebel_g(const std::string& name) {
+  for (const RebelG g : {RebelG::kExponential, RebelG::kLogistic, RebelG::kSquared})
+    if (name == rebel_g_name(g)) return g;
+  throw InvalidArgument("unknown REBEL loss '" + name + "' (expected 'exponential', 'logistic' or 'squared')");
+}
+
 }  // namespace rebelboost::bindings

@@ -100,6 +100,9 @@ def _train(args):
     loss = args.loss
     if loss == "auto":
         loss = "rebel" if len(np.unique(y)) > 2 or args.cost_matrix or args.weak_learner != "tree" else "adaboost"
+    surrogate = {"logistic": "logistic", "squared": "squared"}.get(loss, "exponential")  # REBEL's g
+    if loss in ("logistic", "squared"):
+        loss = "rebel"
     common = dict(n_estimators=args.n_estimators, max_depth=args.max_depth, learning_rate=args.learning_rate,
                   n_jobs=args.n_jobs)
     if args.cost_matrix and loss != "rebel":
@@ -110,7 +113,7 @@ def _train(args):
         cost = _read_cost_matrix(args.cost_matrix) if args.cost_matrix else None
         clf = REBELClassifier(cost_matrix=cost, weak_learner=args.weak_learner,
                               similarity_scaling=args.similarity_scaling,
-                              similarity_cache_mb=args.similarity_cache_mb, **common)
+                              similarity_cache_mb=args.similarity_cache_mb, loss=surrogate, **common)
     elif loss == "veb":
         clf = VEBBoostClassifier(lam=args.lam, **common)
     else:
@@ -241,8 +244,9 @@ def build_parser():
     train.add_argument("--max-depth", type=int, default=1)
     train.add_argument("--learning-rate", type=float, default=1.0)
     train.add_argument("--n-jobs", type=int, default=None)
-    train.add_argument("--loss", choices=["auto", "adaboost", "veb", "rebel"], default="auto",
-                       help="auto: AdaBoost for 2 classes, REBEL for more or with --cost-matrix")
+    train.add_argument("--loss", choices=["auto", "adaboost", "veb", "rebel", "logistic", "squared"], default="auto",
+                       help="auto: AdaBoost for 2 classes, REBEL for more or with --cost-matrix; rebel: REBEL with the "
+                            "exponential loss; logistic, squared: REBEL with that loss (any number of classes)")
     train.add_argument("--cost-matrix", default=None,
                        help="REBEL: CSV of K x K costs (row = true class, column = predicted, labels sorted)")
     train.add_argument("--lam", type=float, default=0.5, help="VEB-Boost's variance weight")

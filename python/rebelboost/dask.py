@@ -406,6 +406,8 @@ class _DaskMixin:
             del self.feature_names_in_
         if hasattr(local, "cost_matrix_"):
             self.cost_matrix_ = local.cost_matrix_
+        if hasattr(local, "loss_"):  # REBEL's surrogate: what predict_proba inverts
+            self.loss_ = local.loss_
         self._fit_seeds = local._fit_seeds
         self._model = model
 

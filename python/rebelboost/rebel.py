@@ -35,6 +35,13 @@ class REBELClassifier(BaseBoostingClassifier):
     closed form, ``a = 1/2 (ln(s- + eps) - ln(s+ + eps))`` with ``eps = 1 / (K N)`` of the total weight
     (Schapire-Singer smoothing; it keeps a tree that isolates a class from swamping the scores).
 
+    ``loss`` picks the convex surrogate g of REBEL's coupled sum (thesis §4.3): ``"exponential"``
+    (``e^x``, the thesis's REBEL, above), ``"logistic"`` (``log2(1 + e^x)``; with 2 classes LogitBoost's
+    loss) or ``"squared"`` (``(1 + x)^2``; with 2 classes L2Boost's). The last two have their own subcosts
+    (Eq. 4.3), their root split maximises the Newton gain of the joint step (a full scan: QuickBoost prunes
+    only the layers below it), and their steps are found per class by safeguarded Newton. The logistic loss
+    weighs mislabelled rows far less than the exponential one. See the REBEL guide page, "The loss family".
+
     How close ``argmax H`` comes to the minimum expected cost: the loss is minimised pointwise by
     ``H_k = 1/2 ln(p_k c-_kk / sum_j p_j c+_jk)`` (``p`` the posterior, ``c+`` proportional to the squared
     costs). Its argmax is the minimum-expected-cost class for uniform costs, for 2 classes, and whenever
@@ -80,6 +87,10 @@ class REBELClassifier(BaseBoostingClassifier):
         (rows and columns in the order of ``classes_``, i.e. sorted labels). Zero diagonal, non-negative,
         finite, no all-zero row. A dict ``{(true_label, predicted_label): cost}`` sets those entries and
         leaves every other off-diagonal entry at 1. None means uniform costs (plain multi-class).
+    loss : {"exponential", "logistic", "squared"}, default="exponential"
+        REBEL's surrogate g (above). ``predict_proba`` inverts the loss's own pointwise minimiser:
+        ``expit(2 H_k)``, ``expit(H_k)`` or ``(1 + H_k) / 2`` (the last projected onto the simplex), then
+        normalised. Similarities need ``"exponential"``.
     n_bins, learning_rate, n_jobs, random_state, verbose, quick
         As in :class:`rebelboost.AdaBoostClassifier` (also weight_trim, subsample, feature_fraction) (pruning applies to the layers below the root).
 
@@ -88,6 +99,8 @@ class REBELClassifier(BaseBoostingClassifier):
     classes_ : ndarray of shape (n_classes,)
     cost_matrix_ : ndarray of shape (n_classes, n_classes)
         The validated cost matrix used for training.
+    loss_ : str
+        The surrogate the model was trained with (``loss`` at fit time; what ``predict_proba`` inverts).
     n_estimators_, estimator_weights_, feature_importances_, fit_info_ : int, ndarray, ndarray, dict
         As in :class:`rebelboost.AdaBoostClassifier`, with ``estimator_weights_`` of shape
         ``(n_estimators_, n_classes)`` (``train_loss`` is Eq. 4.5 normalised to 1 at H = 0).
@@ -100,6 +113,7 @@ class REBELClassifier(BaseBoostingClassifier):
         "weak_learner": [StrOptions({"tree", "similarity"})],
         "similarity_scaling": [StrOptions({"feature", "global"})],
         "similarity_cache_mb": [Interval(numbers.Real, 0.0, MAX_SIMILARITY_CACHE_MB, closed="both")],
+        "loss": [StrOptions({"exponential", "logistic", "squared"})],
     }
     # Research switches of the similarity family (not parameters: "exact" is the one with the guarantee;
     # bench/peers/similarity_*.py measures the alternatives). See TrainParams::similarity in the core.
@@ -130,6 +144,7 @@ class REBELClassifier(BaseBoostingClassifier):
         weak_learner="tree",
         similarity_scaling="feature",
         similarity_cache_mb=1024,
+        loss="exponential",
     ):
         self.n_estimators = n_estimators
         self.max_depth = max_depth
@@ -154,6 +169,7 @@ class REBELClassifier(BaseBoostingClassifier):
         self.weak_learner = weak_learner
         self.similarity_scaling = similarity_scaling
         self.similarity_cache_mb = similarity_cache_mb
+        self.loss = loss
 
     def _check_classes(self, classes, y_encoded, sample_weight, y):
         if len(classes) < 2:
@@ -167,10 +183,12 @@ class REBELClassifier(BaseBoostingClassifier):
                              f"{MAX_SIMILARITY_CLASSES} (each iteration solves a K x K eigenproblem, time grows faster "
                              "than K^3); use weak_learner='tree' (up to 4 096 classes)")
         self.cost_matrix_ = _check_cost_matrix(self.cost_matrix, classes)
+        self.loss_ = self.loss  # read by predict_proba, also while this fit's eval sets are scored
 
     def _core_extra(self):
         return {"cost_matrix": self.cost_matrix_, "learner": self.weak_learner, "scaling": self.similarity_scaling,
-                "distance_cache_mb": float(self.similarity_cache_mb), **self._similarity_options}
+                "distance_cache_mb": float(self.similarity_cache_mb), "rebel_loss": self.loss,
+                **self._similarity_options}
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -214,6 +232,7 @@ class REBELClassifier(BaseBoostingClassifier):
         # Files written before the costs were stored rebuild them from the parameters.
         stored = meta["cost_matrix"] if "cost_matrix" in meta else self.cost_matrix
         self.cost_matrix_ = _check_cost_matrix(stored, self.classes_)
+        self.loss_ = self.loss  # files before the parameter existed: "exponential" (checked against the model)
 
     def decision_function(self, X, n_iter=None):
         """Scores H(x), shape (n_samples, n_classes); predict is their argmax (the estimated minimum-risk class).
@@ -231,10 +250,13 @@ class REBELClassifier(BaseBoostingClassifier):
     def predict_proba(self, X, n_iter=None):
         """Class probabilities from REBEL's own link, columns in the order of ``classes_``.
 
-        With uniform costs, REBEL's loss is minimised pointwise by ``H_k = 1/2 ln(p_k / (1 - p_k))``
-        (p_k = P(class k | x)), so ``expit(2 H_k)`` estimates ``p_k``; the K estimates are normalised to
-        sum to 1. With 2 classes this is AdaBoost's logistic link. Computed in log space (``log expit(2 H)
-        = -log1p(exp(-2 H))``, normalised with a log-sum-exp), so for every score a model can hold
+        With uniform costs, REBEL's exponential loss is minimised pointwise by ``H_k = 1/2 ln(p_k / (1 -
+        p_k))`` (p_k = P(class k | x)), so ``expit(2 H_k)`` estimates ``p_k``; the K estimates are normalised
+        to sum to 1. With 2 classes this is AdaBoost's logistic link. The logistic loss's minimiser is
+        ``H_k = ln(p_k / (1 - p_k))`` (estimate ``expit(H_k)``, normalised the same way), the squared loss's
+        ``H_k = 2 p_k - 1`` (estimate ``(1 + H_k) / 2``, projected onto the probability simplex, which keeps
+        the order of the scores); derivations on the REBEL guide page, "The loss family". Computed in log
+        space (``log expit(2 H) = -log1p(exp(-2 H))``, normalised with a log-sum-exp), so for every score a model can hold
         (``|H_k| <= 1e300``, the file limit; the scores of ordinary fits stay below a few thousand) each row
         is finite, in [0, 1], sums to 1 (to rounding) and is ordered like ``H`` (``H_i > H_j`` implies
         ``p_i >= p_j``); its argmax is ``predict``'s class whenever the largest score is unique: where two
@@ -247,10 +269,31 @@ class REBELClassifier(BaseBoostingClassifier):
 
     def _scores_to_proba(self, scores):
         scores = np.asarray(scores, dtype=np.float64)
-        if scores.ndim == 1:  # 2 classes: d = H_1 - H_0 = 2 H_1 and expit(2 H_1) = expit(d)
-            return np.column_stack([expit(-scores), expit(scores)])
-        # log expit(2 H), then normalised in log space (no underflow for very negative scores).
-        return softmax(-np.logaddexp(0.0, -2.0 * scores), axis=1)
+        loss = getattr(self, "loss_", "exponential")
+        if loss == "squared":
+            # 2 classes: d = 2 H_1, H_0 = -H_1, so (1 + H) / 2 = ((2 - d) / 4, (2 + d) / 4), summing to 1.
+            full = np.column_stack([-scores / 2, scores / 2]) if scores.ndim == 1 else scores
+            return _simplex_projection((1.0 + full) / 2.0)
+        scale = 2.0 if loss == "exponential" else 1.0  # the minimiser's H_k = logit(p_k) / scale
+        if scores.ndim == 1:  # 2 classes: d = H_1 - H_0 = 2 H_1, so expit(scale H_1) = expit(scale d / 2)
+            half = scale * scores / 2.0
+            return np.column_stack([expit(-half), expit(half)])
+        # log expit(scale H), then normalised in log space (no underflow for very negative scores).
+        return softmax(-np.logaddexp(0.0, -scale * scores), axis=1)
+
+
+def _simplex_projection(v):
+    """Each row of v projected (Euclidean) onto the probability simplex: max(v - tau, 0) with the tau that makes
+    the row sum to 1. Order-preserving. Entries are first clipped to +-1e6 (the projection of a row with an
+    entry beyond that puts all but ~1e-6 on it anyway), so the sums stay finite for any score a model holds."""
+    v = np.clip(np.asarray(v, dtype=np.float64), -1e6, 1e6)
+    ordered = -np.sort(-v, axis=1)
+    cumulative = np.cumsum(ordered, axis=1) - 1.0
+    ranks = np.arange(1, v.shape[1] + 1)
+    support = ordered - cumulative / ranks > 0  # True on a prefix
+    count = support.sum(axis=1)
+    tau = cumulative[np.arange(v.shape[0]), count - 1] / count
+    return np.maximum(v - tau[:, None], 0.0)
 
 
 def _check_cost_matrix(cost, classes):

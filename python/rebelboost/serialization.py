@@ -177,6 +177,10 @@ def _restore(model):
     learner = estimator.get_params().get("weak_learner", "tree")
     if learner != model.learner:
         raise ModelFileError(f"model file metadata says weak_learner={learner!r} but the model holds {model.learner} learners")
+    surrogate = estimator.get_params().get("loss", "exponential")
+    if surrogate != model.rebel_loss:
+        raise ModelFileError(f"model file metadata says loss={surrogate!r} but the model was trained with the "
+                             f"{model.rebel_loss} loss")
     n_classes_model = 2 if model.n_outputs == 1 else model.n_outputs
     if len(classes) != n_classes_model:
         raise ModelFileError(f"model file lists {len(classes)} classes but the model predicts {n_classes_model}")

@@ -28,7 +28,8 @@ def fnv1a(data: bytes) -> int:
     return h
 
 
-VERSION = 3  # the version this build writes (2 named the learner family, 3 added the soft cascade section)
+VERSION = 4  # the version this build writes (2 named the learner family, 3 added the soft cascade section,
+# 4 REBEL's surrogate g after it)
 
 
 def wrap(payload: bytes, version: int = VERSION) -> bytes:
@@ -81,6 +82,7 @@ class Parts:
     version: int = VERSION
     cascade_every: int = 0  # version >= 3: the soft cascade (thresholds (n_checkpoints, classes))
     cascade_thresholds: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    g: int = 0  # version >= 4: REBEL's surrogate (0 exponential, 1 logistic, 2 squared)
 
     def payload(self) -> bytes:
         out = [struct.pack("<IIII", self.loss, self.n_features, self.n_outputs, self.learner),
@@ -98,6 +100,8 @@ class Parts:
             thresholds = np.asarray(self.cascade_thresholds, "<f8").ravel()
             n_checkpoints = len(thresholds) // classes if classes else 0
             out += [struct.pack("<IIQ", self.cascade_every, classes, n_checkpoints), thresholds.tobytes()]
+        if self.version >= 4:
+            out.append(struct.pack("<I", self.g))
         return b"".join(out)
 
     def file(self) -> bytes:
@@ -144,7 +148,7 @@ def _parse_similarities(payload, at, d, n_outputs):
 
 
 def parse(data: bytes) -> Parts:
-    """A valid file taken apart (format versions 1 to 3)."""
+    """A valid file taken apart (format versions 1 to 4)."""
     (version,) = struct.unpack_from("<I", data, 8)
     payload = data[HEADER:-8]
     loss, n_features, n_outputs, learner = struct.unpack_from("<IIII", payload, 0)
@@ -165,6 +169,9 @@ def parse(data: bytes) -> Parts:
         at += 16
         parts.cascade_thresholds = np.frombuffer(payload, "<f8", n_checkpoints * classes, at).copy()
         at += 8 * n_checkpoints * classes
+    if version >= 4:
+        (parts.g,) = struct.unpack_from("<I", payload, at)
+        at += 4
     assert at == len(payload), f"not a file of format version {version}"
     return parts
 

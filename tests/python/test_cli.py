@@ -389,3 +389,19 @@ def test_memory_error_has_its_own_exit_code_and_export_writes_a_file(labelled_cs
     err = capsys.readouterr().err
     assert "not enough memory for this export;" in err and "()" not in err
     assert "5 not enough memory" in cli.EXIT_CODES_HELP
+
+
+@pytest.mark.parametrize("loss", ["logistic", "squared"])
+def test_train_with_rebels_other_losses(labelled_csv, tmp_path, loss, capsys):
+    path, frame = labelled_csv
+    model = tmp_path / f"{loss}.rbm"
+    assert main(["train", str(path), "--target", "label", "--loss", loss, "--n-estimators", "10", "--max-depth", "2",
+                 "--model", str(model)]) == 0
+    clf = rebelboost.load(model)
+    assert type(clf).__name__ == "REBELClassifier" and clf.loss_ == loss and clf._model.rebel_loss == loss
+    complete = tmp_path / "complete.csv"
+    frame.dropna().to_csv(complete, index=False)
+    capsys.readouterr()
+    assert main(["train", str(complete), "--target", "label", "--loss", loss, "--weak-learner", "similarity",
+                 "--model", str(tmp_path / "s.rbm")]) == 3
+    assert "similarities need REBEL's exponential loss" in capsys.readouterr().err

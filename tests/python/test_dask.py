@@ -110,6 +110,17 @@ def test_rebel_identity(client, tmp_path, classes):
     np.testing.assert_array_equal(est.decision_function(Xd).compute(), ref.decision_function(X))
 
 
+@pytest.mark.parametrize("loss", ["logistic", "squared"])
+def test_rebel_losses_identity(client, tmp_path, loss):
+    # The Newton root's histograms and curvatures, and the Newton steps' exact sums, reduced over the workers.
+    X, y = data(n=1500, classes=4, seed=11)
+    est, ref, Xd = fit_both(client, DaskREBELClassifier, X, y, (500, 0, 333, 667), 3, n_estimators=6, max_depth=3,
+                            loss=loss)
+    assert_same_model(est, ref, X, tmp_path)
+    assert est.loss_ == loss
+    np.testing.assert_array_equal(est.predict_proba(Xd).compute(), ref.predict_proba(X))
+
+
 def test_veb_with_weights(client, tmp_path):
     X, y = data(seed=5)
     w = np.random.default_rng(5).exponential(size=len(y))

@@ -39,7 +39,7 @@ def fnv1a(data):
     return h
 
 
-def rebuild(payload, version=3):
+def rebuild(payload, version=4):
     """A file with a *valid* checksum around an arbitrary payload."""
     return b"RBLBOOST" + struct.pack("<IIQ", version, 0, len(payload)) + payload + struct.pack("<Q", fnv1a(payload))
 

@@ -18,8 +18,9 @@
 namespace rebelboost {
 
 // 2: the header's reserved field names the learner family; similarity models. 3: the soft cascade section.
+// 4: REBEL's surrogate g after the cascade (older files load as exponential).
 // Every earlier version still loads.
-inline constexpr std::uint32_t kFormatVersion = 3;
+inline constexpr std::uint32_t kFormatVersion = 4;
 
 // Model -> bytes of the file format.
 std::string serialize(const Model& model);

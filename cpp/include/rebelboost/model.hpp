@@ -18,6 +18,17 @@ enum class LossKind : std::uint32_t {
 
 const char* loss_name(LossKind loss);
 
+// REBEL's convex surrogate g of the coupled sum (thesis §4.3; docs/guide/rebel.md "The loss family"): the subcosts,
+// the steps and the link from scores to probabilities depend on it. Binary losses use kExponential.
+enum class RebelG : std::uint32_t {
+  kExponential = 0,  // g(x) = e^x (the thesis's REBEL; closed-form steps)
+  kLogistic = 1,     // g(x) = log2(1 + e^x) (with 2 classes: LogitBoost's loss)
+  kSquared = 2,      // g(x) = (1 + x)^2 (with 2 classes: L2Boost's loss)
+};
+
+// "exponential", "logistic" or "squared" ("unknown" otherwise).
+const char* rebel_g_name(RebelG g);
+
 // The family of every weak learner of a model (one family per model).
 enum class LearnerKind : std::uint32_t {
   kTree = 0,        // binary trees on raw feature values (Model::trees)
@@ -103,6 +114,7 @@ struct Cascade {
 
 struct Model {
   LossKind loss = LossKind::kAdaBoost;
+  RebelG g = RebelG::kExponential;  // REBEL's surrogate; kExponential for the binary losses
   LearnerKind learner = LearnerKind::kTree;
   std::uint32_t n_features = 0;
   std::uint32_t n_outputs = 1;  // K: length of bias and of every step vector

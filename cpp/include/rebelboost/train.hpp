@@ -48,6 +48,10 @@ struct SimilarityParams {
 
 struct TrainParams {
   LossKind loss = LossKind::kAdaBoost;
+  // REBEL's surrogate g (thesis §4.3, docs/guide/rebel.md "The loss family"): the exponential (closed-form steps), the
+  // logistic or the squared one (steps by safeguarded Newton; root split by its Newton gain, full scan).
+  // Must stay kExponential for the binary losses and for similarities.
+  RebelG rebel_g = RebelG::kExponential;
   LearnerKind learner = LearnerKind::kTree;  // kSimilarity needs the REBEL loss; the tree options below are then unused
   SimilarityParams similarity;
   int n_estimators = 200;

@@ -35,6 +35,15 @@ void check_params(const TrainParams& p) {
     throw InvalidArgument("learning_rate must be a positive finite number, got " + std::to_string(p.learning_rate));
   if (!std::isfinite(p.smoothing)) throw InvalidArgument("smoothing must be finite");
   if (p.bin_subsample == 0) throw InvalidArgument("bin_subsample must be positive");
+  if (p.rebel_g != RebelG::kExponential && p.rebel_g != RebelG::kLogistic && p.rebel_g != RebelG::kSquared)
+    throw InvalidArgument("unknown REBEL loss " + std::to_string(static_cast<std::uint32_t>(p.rebel_g)) +
+                          " (expected exponential, logistic or squared)");
+  if (p.rebel_g != RebelG::kExponential && p.loss != LossKind::kRebel)
+    throw InvalidArgument(std::string("the ") + rebel_g_name(p.rebel_g) + " loss is REBEL's; " + loss_name(p.loss) +
+                          " is exponential only");
+  if (p.rebel_g != RebelG::kExponential && p.learner != LearnerKind::kTree)
+    throw InvalidArgument(std::string("similarities need REBEL's exponential loss, not the ") + rebel_g_name(p.rebel_g) +
+                          " one (their steps and selection use its closed forms)");
 }
 
 // Checks shapes, labels and weights; returns (the number of rows, the exact sum of sample weights) over every
@@ -173,7 +182,7 @@ std::unique_ptr<loss::Loss> make_training_loss(const TrainParams& params, const 
       if (n_classes < 2) throw InvalidArgument("REBEL needs at least 2 classes, got " + std::to_string(n_classes));
       check_rebel_memory(n, n_classes);
       const std::vector<double> cost = checked_cost_matrix(params.cost_matrix, n_classes);
-      return loss::make_rebel(y, sample_weight, n, n_classes, cost, smoothing, n_threads, reducer);
+      return loss::make_rebel_g(params.rebel_g, y, sample_weight, n, n_classes, cost, smoothing, n_threads, reducer);
     }
   }
   throw InvalidArgument("unknown loss kind " + std::to_string(static_cast<std::uint32_t>(params.loss)));
@@ -181,6 +190,9 @@ std::unique_ptr<loss::Loss> make_training_loss(const TrainParams& params, const 
 
 // Warm start: the model to continue must come from the same loss, data shape and data (same bias).
 void check_init_model(const Model& init, const Model& fresh, const TrainParams& params) {
+  if (init.loss == fresh.loss && init.g != fresh.g)
+    throw InvalidArgument(std::string("warm start: the model to continue was trained with REBEL's ") + rebel_g_name(init.g) +
+                          " loss, this training asks for the " + rebel_g_name(fresh.g) + " loss; use the same loss");
   if (init.loss != fresh.loss || init.n_features != fresh.n_features || init.n_outputs != fresh.n_outputs)
     throw InvalidArgument("warm start: the model to continue was trained with another loss, feature count or class count");
   if (init.learner != fresh.learner)
@@ -275,6 +287,7 @@ TrainResult train(MatrixView<T> X, const std::int32_t* y, const double* sample_w
   TrainResult result;
   Model& model = result.model;
   model.loss = params.loss;
+  model.g = params.rebel_g;
   model.n_features = static_cast<std::uint32_t>(X.n_cols);
   model.n_outputs = static_cast<std::uint32_t>(loss->n_outputs());
   family->init_model(model);

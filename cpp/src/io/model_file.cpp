@@ -12,7 +12,8 @@
 //     u64 number of learners T, then T times: u32 kind, u32 anchor_i, u32 anchor_j, u32 zero, f64 tau, f64[K] step
 //   version >= 3, after the learners: the soft cascade (Model::cascade; 0 checkpoints: none)
 //     u32 every, u32 classes C (2 for binary models, else K), u64 checkpoints N, f64[N * C] thresholds
-// Version 1 (trees only) and version 2 (no cascade) files still load.
+//   version >= 4, after the cascade: u32 REBEL surrogate g (Model::g: 0 exponential, 1 logistic, 2 squared)
+// Version 1 (trees only), version 2 (no cascade) and version 3 (no g: exponential) files still load.
 #include <cerrno>
 #include <cstring>
 #include <string>
@@ -234,6 +235,7 @@ std::string serialize(const Model& model) {
   else
     write_similarities(p, model);
   write_cascade(p, model);
+  p.put<std::uint32_t>(static_cast<std::uint32_t>(model.g));
   const std::string& payload = p.str();
   Writer file;
   file.bytes(std::string(kMagic, sizeof(kMagic)));
@@ -295,6 +297,7 @@ Model deserialize(const void* data, std::size_t size) {
   else
     read_similarities(r, m);
   if (version >= 3) read_cascade(r, m);
+  if (version >= 4) m.g = static_cast<RebelG>(r.get<std::uint32_t>("surrogate g"));  // checked by validate()
   if (r.remaining() != 0)
     throw ModelFileError(std::string("corrupt model file: unexpected bytes after the last ") +
                          (version >= 3 ? "section" : m.learner == LearnerKind::kTree ? "tree" : "similarity"));

@@ -171,7 +171,7 @@ class TreeFamily final : public Family<T> {
     tree_outputs_on_rows(tree, X, nullptr, X.n_rows, other_.data(), n_threads_);
     for (std::size_t i = 0; i < X.n_rows; ++i)
       for (std::size_t k = 0; k < K; ++k) scores[i * K + k] += other_[i] * tree.step[k];
-    loss.update(other_.data(), tree.step, loss.step(other_.data()));
+    loss.update(other_.data(), tree.step, loss.sums_for_update(other_.data()));
   }
 
   void check_rows(const MatrixView<T>&, const std::string&) const override {}  // NaN is a missing value

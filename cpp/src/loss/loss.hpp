@@ -51,6 +51,10 @@ class Loss : public tree::SplitObjective {
   // Step that step(f) returned for the same f.
   virtual void update(const std::int8_t* f, const std::vector<double>& a, const Step& sums) = 0;
 
+  // What update(f, a, .) needs besides f and a (eval sets call it for every stored tree): step(f) by default;
+  // losses whose update needs nothing more return an empty Step and save the step's work.
+  virtual Step sums_for_update(const std::int8_t* f) const { return step(f); }
+
   // Current surrogate loss, normalised so that the all-zero scores have loss 1.
   virtual double value() const = 0;
 
@@ -73,7 +77,7 @@ class Loss : public tree::SplitObjective {
 
  private:
   [[noreturn]] static void real_valued_unsupported() {
-    throw InvalidArgument("real-valued weak learners (similarities) need the REBEL loss");
+    throw InvalidArgument("real-valued weak learners (similarities) need the REBEL loss with the exponential g");
   }
 };
 
@@ -88,6 +92,19 @@ std::unique_ptr<Loss> make_adaboost(const std::int32_t* y, const double* sample_
 std::unique_ptr<Loss> make_rebel(const std::int32_t* y, const double* sample_weight, std::size_t n, std::size_t K,
                                  const std::vector<double>& cost, double smoothing, int n_threads,
                                  Reducer* reducer = nullptr);
+
+// REBEL with the logistic g(x) = log2(1 + e^x) or the squared g(x) = (1 + x)^2 (thesis §4.3; coupled_sum.hpp):
+// same arguments as make_rebel.
+std::unique_ptr<Loss> make_logistic(const std::int32_t* y, const double* sample_weight, std::size_t n, std::size_t K,
+                                    const std::vector<double>& cost, double smoothing, int n_threads,
+                                    Reducer* reducer = nullptr);
+std::unique_ptr<Loss> make_squared(const std::int32_t* y, const double* sample_weight, std::size_t n, std::size_t K,
+                                   const std::vector<double>& cost, double smoothing, int n_threads,
+                                   Reducer* reducer = nullptr);
+// REBEL with the surrogate g: make_rebel, make_logistic or make_squared.
+std::unique_ptr<Loss> make_rebel_g(RebelG g, const std::int32_t* y, const double* sample_weight, std::size_t n,
+                                   std::size_t K, const std::vector<double>& cost, double smoothing, int n_threads,
+                                   Reducer* reducer = nullptr);
 
 // VEB-Boost (seed 000) with variance weight lam in [0, 1]; binary labels as for AdaBoost.
 std::unique_ptr<Loss> make_veb(const std::int32_t* y, const double* sample_weight, std::size_t n, double smoothing,

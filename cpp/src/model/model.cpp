@@ -21,6 +21,15 @@ const char* loss_name(LossKind loss) {
   return "unknown";
 }
 
+const char* rebel_g_name(RebelG g) {
+  switch (g) {
+    case RebelG::kExponential: return "exponential";
+    case RebelG::kLogistic: return "logistic";
+    case RebelG::kSquared: return "squared";
+  }
+  return "unknown";
+}
+
 const char* learner_name(LearnerKind learner) {
   switch (learner) {
     case LearnerKind::kTree: return "tree";
@@ -181,6 +190,12 @@ void validate_cascade(const Model& model) {
 void Model::validate() const {
   if (loss != LossKind::kAdaBoost && loss != LossKind::kVebBoost && loss != LossKind::kRebel)
     invalid("unknown loss kind " + std::to_string(static_cast<std::uint32_t>(loss)));
+  if (g != RebelG::kExponential && g != RebelG::kLogistic && g != RebelG::kSquared)
+    invalid("unknown REBEL surrogate g " + std::to_string(static_cast<std::uint32_t>(g)));
+  if (g != RebelG::kExponential && loss != LossKind::kRebel)
+    invalid(std::string(loss_name(loss)) + " model with the " + rebel_g_name(g) + " surrogate (REBEL only)");
+  if (g != RebelG::kExponential && learner != LearnerKind::kTree)
+    invalid(std::string("similarity model with the ") + rebel_g_name(g) + " surrogate (exponential only)");
   if (n_features == 0) invalid("n_features is 0");
   if (n_features > kMaxFeatures)
     invalid(std::to_string(n_features) + " features, more than the limit kMaxFeatures = " + std::to_string(kMaxFeatures));

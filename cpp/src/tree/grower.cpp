@@ -14,6 +14,7 @@
 
 #include "tree/histogram.hpp"
 #include "tree/layer_plan.hpp"
+#include "tree/newton_root.hpp"
 #include "util/parallel.hpp"
 #include "util/reduce.hpp"
 
@@ -167,8 +168,10 @@ bool TreeGrower::grow_multiclass_root(SplitObjective& objective, GrowResult& res
   }
   QuickWork work;
   bool quick = false;
-  const RootSplit r = reducer_ ? reduced_multiclass_root(v, K, active_features)
-                               : pruned_.root(v, K, class_begin_, active_features, work, quick, result.mass90_fraction);
+  const bool newton = objective.root_is_newton();
+  const RootSplit r = newton     ? newton_root(objective, v, K, active_rows, active_features)
+                      : reducer_ ? reduced_multiclass_root(v, K, active_features)
+                                 : pruned_.root(v, K, class_begin_, active_features, work, quick, result.mass90_fraction);
   ++(quick ? result.quick_nodes : result.full_nodes);
   result.features_pruned += work.features_pruned;
   result.bin_accumulations += r.bin_accumulations;
@@ -190,6 +193,17 @@ bool TreeGrower::grow_multiclass_root(SplitObjective& objective, GrowResult& res
   const std::size_t mid = partition_.split(splits, result.outputs.data(), n_threads_)[0];
   leaves_ = {Leaf{left, 0, mid}, Leaf{left + 1, mid, n}};
   return true;
+}
+
+RootSplit TreeGrower::newton_root(SplitObjective& objective, const std::int64_t* v, std::size_t K,
+                                  const std::uint8_t* active_rows, const std::uint8_t* active_features) {
+  const std::int64_t* h = objective.root_curvatures();
+  std::vector<std::int64_t> curvature(K, 0);  // over the searched rows (exact: integers)
+  for (std::size_t i = 0; i < X_.n_samples; ++i)
+    if (!active_rows || active_rows[i])
+      for (std::size_t k = 0; k < K; ++k) curvature[k] += h[i * K + k];
+  util::reduce_counts(curvature.data(), K, reducer_);
+  return best_newton_root(X_, bins_, v, curvature, K, n_threads_, active_features, reducer_);
 }
 
 const std::int64_t* TreeGrower::layer_values(SplitObjective& objective, int layer, const GrowResult& result,

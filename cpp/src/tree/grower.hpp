@@ -46,6 +46,11 @@ class SplitObjective {
   // y_n) for rows sorted by class. 0 (the default) means the root uses split_values(0, .).
   virtual std::size_t root_width() const { return 0; }
   virtual const std::int64_t* root_vectors() { return nullptr; }
+  // Surrogates without a closed-form step (newton_root.hpp): root_vectors() then holds per-sample gradients
+  // G_nk (fixed point, any rows) and this the per-sample curvatures h_nk (n x K, fixed point); the root
+  // maximises the Newton gain, by a full scan. root_is_newton() says which root an objective wants.
+  virtual bool root_is_newton() const { return false; }
+  virtual const std::int64_t* root_curvatures() { return nullptr; }
 };
 
 struct GrowResult {
@@ -122,6 +127,9 @@ class TreeGrower {
   void reset(GrowResult& result);
   bool grow_multiclass_root(SplitObjective& objective, GrowResult& result, const std::uint8_t* active_rows,
                             const std::uint8_t* active_features, bool last_layer);
+  // The Newton root's split (newton_root.hpp) on the masked gradients v.
+  RootSplit newton_root(SplitObjective& objective, const std::int64_t* v, std::size_t K,
+                        const std::uint8_t* active_rows, const std::uint8_t* active_features);
   const std::int64_t* layer_values(SplitObjective& objective, int layer, const GrowResult& result,
                                    const std::uint8_t* active_rows, int& relation);
   LayerPlan plan_layer(int relation, bool last_layer, bool quick);

@@ -168,3 +168,57 @@ TEST(Losses, InvalidArgumentsThrow) {
 
 }  // namespace
 }  // namespace rebelboost
+
+namespace rebelboost {
+namespace {
+
+// REBEL's logistic and squared surrogates (docs/guide/rebel_losses.md): the model records its g; the loss
+// falls every iteration; the model is the same for every thread count and quick mode, and for a warm start;
+// a warm start with another g, and a g with a binary loss or similarities, are clear errors.
+TEST(RebelSurrogates, TrainRecordsGAndKeepsThePromises) {
+  const auto X = testing::random_matrix(1500, 8, 60, 0.1);
+  const auto y = multiclass_labels(X, 4, 61);
+  for (const RebelG g : {RebelG::kLogistic, RebelG::kSquared}) {
+    TrainParams p = params(LossKind::kRebel, 12, 3, 1);
+    p.rebel_g = g;
+    const TrainResult base = train(X.c_view(), y.data(), nullptr, 4, p);
+    EXPECT_EQ(base.model.g, g);
+    ASSERT_EQ(base.history.size(), 12u);
+    for (std::size_t t = 1; t < base.history.size(); ++t)
+      EXPECT_LT(base.history[t].train_loss, base.history[t - 1].train_loss) << rebel_g_name(g) << " iteration " << t;
+    const std::string reference = serialize(base.model);
+    const Predictor loaded(deserialize(reference.data(), reference.size()));  // the file keeps g; predictions
+    EXPECT_EQ(loaded.model().g, g);                                           // are argmax H, as for any g
+    std::vector<std::int32_t> from_file(X.n_rows), trained(X.n_rows);
+    loaded.predict(X.c_view(), from_file.data());
+    Predictor(base.model).predict(X.c_view(), trained.data());
+    EXPECT_EQ(from_file, trained);
+    for (const int threads : {2, 3})
+      for (const int quick : {0, 1, 2}) {
+        TrainParams q = p;
+        q.n_threads = threads;
+        q.quick = quick;
+        EXPECT_TRUE(serialize(train(X.c_view(), y.data(), nullptr, 4, q).model) == reference)
+            << rebel_g_name(g) << " threads " << threads << " quick " << quick;
+      }
+    TrainParams half = p;
+    half.n_estimators = 5;
+    const Model first = train(X.c_view(), y.data(), nullptr, 4, half).model;
+    TrainOptions<double> warm;
+    warm.init_model = &first;
+    EXPECT_TRUE(serialize(train(X.c_view(), y.data(), nullptr, 4, p, warm).model) == reference) << rebel_g_name(g);
+    TrainParams other = p;
+    other.rebel_g = g == RebelG::kLogistic ? RebelG::kSquared : RebelG::kLogistic;
+    EXPECT_THROW(train(X.c_view(), y.data(), nullptr, 4, other, warm), InvalidArgument);
+  }
+  TrainParams binary = params(LossKind::kAdaBoost, 3, 1, 1);
+  binary.rebel_g = RebelG::kLogistic;
+  const auto y2 = testing::noisy_labels(X, 62, 0.1);
+  EXPECT_THROW(train(X.c_view(), y2.data(), nullptr, 2, binary), InvalidArgument);
+  TrainParams unknown = params(LossKind::kRebel, 3, 1, 1);
+  unknown.rebel_g = static_cast<RebelG>(9);
+  EXPECT_THROW(train(X.c_view(), y.data(), nullptr, 4, unknown), InvalidArgument);
+}
+
+}  // namespace
+}  // namespace rebelboost

@@ -86,6 +86,7 @@ struct RawModel {
   std::vector<RawTree> trees;
   std::uint32_t cascade_every = 0;         // version 3: the soft cascade section
   std::vector<double> cascade_thresholds;  // n_checkpoints x classes
+  std::uint32_t g = 0;                     // version 4: REBEL's surrogate
   std::string after_trees;  // extra payload bytes after the last section
 };
 
@@ -107,6 +108,7 @@ std::string payload_of(const RawModel& m, std::uint32_t version = 1) {
     b.put(m.cascade_every).put(classes).put<std::uint64_t>(classes ? m.cascade_thresholds.size() / classes : 0);
     for (double v : m.cascade_thresholds) b.put(v);
   }
+  if (version >= 4) b.put(m.g);
   return b.raw(m.after_trees).str();
 }
 
@@ -747,6 +749,31 @@ TEST(ModelFileHostile, CascadeSection) {
   expect_rejected(file_of(m), "past the model's 2 learners");
   for (std::uint32_t v : {1u, 2u})  // earlier versions: no section, no cascade
     EXPECT_TRUE(from_bytes(file_of(base_model(), version(v))).cascade.empty());
+}
+
+// Version 4's surrogate g of REBEL: old files load as exponential; an unknown g, or a g other than the
+// exponential for a binary model, is rejected; a REBEL model keeps its g through a round trip.
+TEST(ModelFileHostile, SurrogateSection) {
+  RawModel m = base_model();
+  for (std::uint32_t v : {1u, 2u, 3u, kFormatVersion})
+    EXPECT_EQ(from_bytes(file_of(m, version(v))).g, RebelG::kExponential);
+  m.g = 1;
+  expect_rejected(file_of(m), "surrogate (REBEL only)");
+  m.g = 7;
+  expect_rejected(file_of(m), "unknown REBEL surrogate g 7");
+  expect_rejected(file_of(payload_of(base_model(), 3)), "truncated");  // a version 4 file without its g
+  RawModel r = base_model();
+  r.loss = 3;
+  r.n_outputs = 2;
+  r.bias = {0.25, -0.25};
+  for (RawTree& t : r.trees) t.step = {t.step[0], -t.step[0]};
+  for (std::uint32_t g : {1u, 2u}) {
+    r.g = g;
+    const std::string bytes = file_of(r);
+    const Model loaded = from_bytes(bytes);
+    EXPECT_EQ(loaded.g, static_cast<RebelG>(g));
+    EXPECT_EQ(serialize(loaded), bytes);
+  }
 }
 
 }  // namespace

@@ -116,8 +116,8 @@ TEST(SimilarityFile, RoundTripIsExactAndTheLayoutSitsAtItsOffsets) {
   EXPECT_EQ(read_at<std::uint64_t>(bytes, at.first_anchor_row), f.model.anchor_rows[0]);
   EXPECT_EQ(read_at<double>(bytes, at.first_anchor), f.model.anchors[0]);
   EXPECT_EQ(read_at<std::uint64_t>(bytes, at.learner_count), f.model.similarities.size());
-  // Then version 3's cascade section (16 bytes: none here) and the checksum.
-  EXPECT_EQ(at.first_learner + f.model.similarities.size() * at.learner_size + 16 + 8, bytes.size());
+  // Then version 3's cascade section (16 bytes: none here), version 4's surrogate g (4) and the checksum.
+  EXPECT_EQ(at.first_learner + f.model.similarities.size() * at.learner_size + 16 + 4 + 8, bytes.size());
 }
 
 TEST(SimilarityFile, EveryTruncationIsRejected) {
