@@ -59,7 +59,7 @@ class AdaBoostClassifier(BinaryBoostingClassifier):
         2.13); "gini" minimises the weighted Gini impurity and "entropy" the weighted entropy (information
         gain) like scikit-learn's trees (inside its AdaBoostClassifier). Leaves and steps are AdaBoost's
         either way. QuickBoost pruning applies to each, with the same trees as the full scan (each
-        criterion's bound: :doc:`how_it_works`).
+        criterion's bound: :doc:`/quickboost`).
     early_stopping : bool, default=False
         Stop once ``scoring`` on the validation data has not improved by more than ``tol`` for
         ``n_iter_no_change`` trees, and keep the first ``best_iteration_`` trees (the validation optimum).

@@ -50,7 +50,8 @@ class ImpurityBound {
   using Bound = double;
   struct Progress {
     std::size_t f;
-    std::int64_t* h;  // s histogram, then t histogram
+    std::int64_t* h;             // s histogram, then t histogram
+    std::int64_t unchecked = 0;  // mass added since the bound was last computed
   };
 
   ImpurityBound(const data::BinnedMatrix& X, const data::BinMapper& bins, ImpurityCriterion criterion,
@@ -89,7 +90,7 @@ class ImpurityBound {
   Progress start(std::size_t f) {
     std::int64_t* h = thread_buffer();
     std::fill(h, h + 2 * kHistBins, 0);
-    Progress p{f, h};
+    Progress p{f, h, 0};
     if (!cache_) {
       add_rows(p, 0, bounds_[1]);
       return p;
@@ -105,12 +106,19 @@ class ImpurityBound {
     return p;
   }
 
-  void add(Progress& p, std::size_t j) { add_rows(p, bounds_[j], bounds_[j + 1]); }
+  void add(Progress& p, std::size_t j) {
+    add_rows(p, bounds_[j], bounds_[j + 1]);
+    p.unchecked += prefix_[bounds_[j + 1]] - prefix_[bounds_[j]];
+  }
 
   // A new bound after every chunk but the last, unless the error cannot exceed `best` yet: every split's
-  // error is at most the error ceiling of the rows so far (purity: their mass; entropy: T ln 2).
+  // error is at most the error ceiling of the rows so far (purity: their mass; entropy: T ln 2), and a
+  // Gini error grows by at most 4x the mass added (a row of weight b moves T by b and S^2 / T by at most
+  // 3b), so the best candidate's error is at most prelim + 4 x unchecked.
   void refresh(Progress& p, std::size_t j, Bound& prelim, Bound best) {
     if (j + 2 >= bounds_.size() || ceiling(bounds_[j + 1]) <= best) return;
+    if (criterion_ == ImpurityCriterion::kGini && prelim + 4.0 * static_cast<double>(p.unchecked) <= best) return;
+    p.unchecked = 0;
     BinSteps steps;
     histogram_steps(p, steps);
     prelim = lowest_error(steps, bounds_[j + 1]);
