@@ -111,16 +111,22 @@ class ImpurityBound {
     p.unchecked += prefix_[bounds_[j + 1]] - prefix_[bounds_[j]];
   }
 
-  // A new bound after every chunk but the last, unless the error cannot exceed `best` yet: every split's
+  // A new bound after chunks 1, 2, 4, 8, ... but the last, unless the error cannot exceed `best` yet: every split's
   // error is at most the error ceiling of the rows so far (purity: their mass; entropy: T ln 2), and a
   // Gini error grows by at most 4x the mass added (a row of weight b moves T by b and S^2 / T by at most
   // 3b), so the best candidate's error is at most prelim + 4 x unchecked.
   void refresh(Progress& p, std::size_t j, Bound& prelim, Bound best) {
     if (j + 2 >= bounds_.size() || ceiling(bounds_[j + 1]) <= best) return;
+    if ((j & (j - 1)) != 0) return;  // chunks 1, 2, 4, 8, ...: measured faster than every chunk
     if (criterion_ == ImpurityCriterion::kGini && prelim + 4.0 * static_cast<double>(p.unchecked) <= best) return;
     p.unchecked = 0;
     BinSteps steps;
     histogram_steps(p, steps);
+    const double screen = loss_screen(steps);
+    if (screen > best + margin_) {  // already loses: the exact bound (at least the screen) is not needed
+      prelim = screen;
+      return;
+    }
     prelim = lowest_error(steps, bounds_[j + 1]);
   }
 
@@ -210,43 +216,93 @@ class ImpurityBound {
   }
 
   double lowest_error(const BinSteps& steps, std::size_t m) const {
-    const double highest = kind_ == ImpurityKind::kEntropy ? highest_score<ImpurityKind::kEntropy>(steps)
-                                                           : highest_score<ImpurityKind::kPurity>(steps);
-    return base(m) - highest;
+    return base(m) - (kind_ == ImpurityKind::kEntropy ? highest_entropy_score(steps) : highest_purity(steps));
   }
 
-  // The highest summed side score over every candidate the full search may take on the whole node, whatever
-  // the rows so far hold (extra candidates only lower the bound): nothing or only NaN on the left, then at
-  // each non-empty bin NaN right and NaN left (a threshold at an empty bin repeats the previous one's
-  // candidates). The entropy screens each candidate first: a side's entropy is at least ln 2 x its Gini
-  // error T - S^2 / T (binary entropy in bits >= 4 p (1 - p)), so a candidate whose screen already loses
-  // to the best exact score so far needs no logarithm.
-  template <ImpurityKind kKind>
-  static double highest_score(const BinSteps& steps) {
+  // The highest summed side score over every candidate the full search may take on the whole node,
+  // whatever the rows so far hold (extra candidates only lower the bound): nothing or only NaN on the
+  // left (position 0), then at each non-empty bin NaN right and NaN left (a threshold at an empty bin
+  // repeats the previous one's candidates). Sums are rounded to double first, so the loop over candidates
+  // vectorises: a bound, whose rounding the pruning margin covers. purity[2i] and purity[2i + 1] hold the
+  // two candidates at position i.
+  static int candidate_purities(const BinSteps& steps, double* purity) {
+    double ls[kHistBins + 1], lt[kHistBins + 1];
+    std::int64_t run_s = 0, run_t = 0;
+    ls[0] = lt[0] = 0.0;
+    for (int i = 0; i < steps.n; ++i) {
+      run_s += steps.s[i];
+      run_t += steps.t[i];
+      ls[i + 1] = static_cast<double>(run_s);
+      lt[i + 1] = static_cast<double>(run_t);
+    }
+    const double vs = static_cast<double>(run_s), vt = static_cast<double>(run_t);
+    const double ms = static_cast<double>(steps.missing_s), mt = static_cast<double>(steps.missing_t);
+    const int n = steps.n + 1;
+    for (int i = 0; i < n; ++i) {  // S^2 / max(T, 1): an empty side (T = 0) has S = 0
+      const double rs = vs - ls[i], rt = vt - lt[i];
+      purity[2 * i] = ls[i] * ls[i] / std::max(lt[i], 1.0) + (rs + ms) * (rs + ms) / std::max(rt + mt, 1.0);
+      purity[2 * i + 1] = (ls[i] + ms) * (ls[i] + ms) / std::max(lt[i] + mt, 1.0) + rs * rs / std::max(rt, 1.0);
+    }
+    return 2 * n;
+  }
+
+  // A cheaper lower bound for Gini and entropy, in integers: S^2 / T <= |S| for a side (|S| <= T), so the
+  // Gini error T - S^2 / T is at least T - |S|, and the entropy at least ln 2 x the Gini error. The
+  // weighted error's scan (no division, no logarithm) then bounds both. -infinity for the variance.
+  double loss_screen(const BinSteps& steps) const {
+    if (criterion_ == ImpurityCriterion::kVariance) return -std::numeric_limits<double>::infinity();
     std::int64_t vs = 0, vt = 0;
     for (int i = 0; i < steps.n; ++i) {
       vs += steps.s[i];
       vt += steps.t[i];
     }
-    const std::int64_t ms = steps.missing_s, mt = steps.missing_t;
-    double best = -std::numeric_limits<double>::infinity();
-    auto consider = [&](std::int64_t s1, std::int64_t t1, std::int64_t s2, std::int64_t t2) {
-      if (kKind == ImpurityKind::kEntropy) {
-        const double screen = -std::log(2.0) * (static_cast<double>(t1 + t2) - purity(s1, t1) - purity(s2, t2));
-        if (screen * (1.0 - 1e-12) <= best) return;  // its entropy score is at most the screen
-        best = std::max(best, negentropy(s1, t1) + negentropy(s2, t2));
-      } else {
-        best = std::max(best, purity(s1, t1) + purity(s2, t2));
-      }
-    };
-    consider(0, 0, vs + ms, vt + mt);
-    consider(ms, mt, vs, vt);
-    std::int64_t ls = 0, lt = 0;
+    const std::int64_t ms = steps.missing_s, total = vt + steps.missing_t;
+    std::int64_t best = std::max(abs64(vs + ms), abs64(ms) + abs64(vs)), ls = 0;
     for (int i = 0; i < steps.n; ++i) {
       ls += steps.s[i];
-      lt += steps.t[i];
-      consider(ls, lt, vs - ls + ms, vt - lt + mt);
-      consider(ls + ms, lt + mt, vs - ls, vt - lt);
+      best = std::max(best, std::max(abs64(ls) + abs64(vs - ls + ms), abs64(ls + ms) + abs64(vs - ls)));
+    }
+    const double gini = static_cast<double>(total - best);
+    return criterion_ == ImpurityCriterion::kEntropy ? std::log(2.0) * gini * (1.0 - 1e-12) : gini;
+  }
+
+  static double highest_purity(const BinSteps& steps) {
+    double purity[2 * (kHistBins + 1)];
+    const int n = candidate_purities(steps, purity);
+    double best = -std::numeric_limits<double>::infinity();
+    for (int i = 0; i < n; ++i) best = purity[i] > best ? purity[i] : best;
+    return best;
+  }
+
+  // The entropy screens each candidate by its purity first: a side's entropy is at least ln 2 x its Gini
+  // error T - S^2 / T (binary entropy in bits >= 4 p (1 - p)), so the candidate's score (its negated
+  // entropy) is at most -ln 2 (T_total - purity), and one whose screen already loses to the best exact
+  // score needs no logarithm. Exact scores come from the integer sums.
+  static double highest_entropy_score(const BinSteps& steps) {
+    double purity[2 * (kHistBins + 1)];
+    const int n = candidate_purities(steps, purity);
+    // Left sums at each position (the integer sums the exact scores use).
+    std::int64_t ls[kHistBins + 1], lt[kHistBins + 1];
+    ls[0] = lt[0] = 0;
+    for (int i = 0; i < steps.n; ++i) {
+      ls[i + 1] = ls[i] + steps.s[i];
+      lt[i + 1] = lt[i] + steps.t[i];
+    }
+    const std::int64_t vs = ls[steps.n], vt = lt[steps.n], ms = steps.missing_s, mt = steps.missing_t;
+    const double total = static_cast<double>(vt + mt);
+    auto score = [&](int c) {
+      const int i = c / 2;
+      return c % 2 == 0 ? negentropy(ls[i], lt[i]) + negentropy(vs - ls[i] + ms, vt - lt[i] + mt)
+                        : negentropy(ls[i] + ms, lt[i] + mt) + negentropy(vs - ls[i], vt - lt[i]);
+    };
+    // The purest candidate first (usually the entropy's best too), so the screen skips most others.
+    const int seed = static_cast<int>(std::max_element(purity, purity + n) - purity);
+    double best = score(seed);
+    for (int c = 0; c < n; ++c) {
+      // Its Gini error, rounded down by far more than the doubles' rounding (so the screen stays above the score).
+      const double gini_error = std::max(0.0, (total - purity[c]) * (1.0 - 1e-9) - 1e-12 * total);
+      if (c == seed || -std::log(2.0) * gini_error <= best) continue;
+      best = std::max(best, score(c));
     }
     return best;
   }
