@@ -10,6 +10,17 @@
 
 namespace rebelboost::tree {
 
+namespace {
+
+// Sum of |q| over a node's rows.
+std::int64_t total_mass(const std::uint32_t* rows, std::size_t n_rows, const std::int64_t* q) {
+  std::int64_t mass = 0;
+  for (std::size_t i = 0; i < n_rows; ++i) mass += abs64(q[rows[i]]);
+  return mass;
+}
+
+}  // namespace
+
 SplitInfo feature_split(const std::int64_t* parts, Criterion criterion, int n_value_bins, int missing_bin,
                         std::int32_t feature) {
   if (criterion == Criterion::kLoss) return best_split(parts, n_value_bins, missing_bin, feature);
@@ -148,8 +159,7 @@ SplitInfo PrunedSearch::search(std::uint32_t leaf, const std::uint32_t* rows, st
       inside += in;
       cached_mass += abs64(heavy_q_[i]);
     }
-    std::int64_t leaf_mass = 0;
-    for (std::size_t i = 0; i < n_rows; ++i) leaf_mass += abs64(q[rows[i]]);
+    const std::int64_t leaf_mass = total_mass(rows, n_rows, q);
     cached = 4 * inside >= m && 2 * cached_mass >= leaf_mass && cached_mass > 0;
   }
   if (is_impurity(criterion_)) return search_impurity(rows, n_rows, q, active_features, work, total, cached);
@@ -174,6 +184,19 @@ SplitInfo PrunedSearch::search_impurity(const std::uint32_t* rows, std::size_t n
     abs_q_[rows[i]] = abs64(q[rows[i]]);
     total += q[rows[i]];
   }
+  // The rows after subset 0 add nearly their whole mass to an impurity (a light row on a balanced side
+  // raises T - S^2 / T by about its weight), so a prefix prunes only features whose error exceeds the best
+  // by more than the mass left: subset 0 holds kImpurityEta of the mass, and the cache serves only when it
+  // holds that much of the leaf's.
+  constexpr double kImpurityEta = 0.99;
+  QuickParams params = params_;
+  params.eta = std::max(params.eta, kImpurityEta);
+  if (cached) {
+    const std::int64_t leaf_mass = total_mass(rows, n_rows, q);
+    std::int64_t cached_mass = 0;
+    for (const std::int64_t v : heavy_q_) cached_mass += abs64(v);
+    cached = static_cast<double>(cached_mass) >= kImpurityEta * static_cast<double>(leaf_mass);
+  }
   ImpurityCache cache;
   if (cached) {
     heavy_abs_.resize(heavy_q_.size());
@@ -181,7 +204,7 @@ SplitInfo PrunedSearch::search_impurity(const std::uint32_t* rows, std::size_t n
     cache = {&heavy_, heavy_q_.data(), heavy_abs_.data(), heavy_abs_.data()};
   }
   const ImpurityCriterion c = criterion_ == Criterion::kGini ? ImpurityCriterion::kGini : ImpurityCriterion::kEntropy;
-  return quick_impurity_split(X_, bins_, c, rows, n_rows, q, abs_q_.data(), abs_q_.data(), n_threads_, params_, work,
+  return quick_impurity_split(X_, bins_, c, rows, n_rows, q, abs_q_.data(), abs_q_.data(), n_threads_, params, work,
                               active_features, cached ? &cache : nullptr);
 }
 
