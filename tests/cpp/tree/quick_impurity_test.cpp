@@ -123,17 +123,18 @@ TEST(QuickImpurity, PrunedPassEqualsFullScan) {
             cm[i] = in_leaf[r] ? v.mass[r] : 0;
           }
           const ImpurityCache cache{&heavy, cs.data(), ct.data(), cm.data()};
-          for (const int threads : {1, 3})
-          for (const bool cached : {false, true}) {
-            SCOPED_TRACE(::testing::Message() << kind << " criterion " << static_cast<int>(c) << " trial " << trial
-                                              << " threads " << threads << " rows " << leaf.size() << " cached " << cached);
-            QuickWork work;
-            const SplitInfo got = quick_impurity_split(p.binned, p.bins, c, leaf.data(), leaf.size(), v.s.data(),
-                                                       v.t.data(), v.mass.data(), threads, params, work, nullptr,
-                                                       cached ? &cache : nullptr);
-            expect_same(got, want);
-            EXPECT_LE(work.bin_accumulations, static_cast<std::int64_t>(leaf.size() * p.binned.n_features));
-            pruned[static_cast<int>(c)] += work.features_pruned;
+          for (const int threads : {1, 3}) {
+            for (const bool cached : {false, true}) {
+              SCOPED_TRACE(::testing::Message() << kind << " criterion " << static_cast<int>(c) << " trial " << trial
+                                                << " threads " << threads << " rows " << leaf.size() << " cached " << cached);
+              QuickWork work;
+              const SplitInfo got = quick_impurity_split(p.binned, p.bins, c, leaf.data(), leaf.size(), v.s.data(),
+                                                         v.t.data(), v.mass.data(), threads, params, work, nullptr,
+                                                         cached ? &cache : nullptr);
+              expect_same(got, want);
+              EXPECT_LE(work.bin_accumulations, static_cast<std::int64_t>(leaf.size() * p.binned.n_features));
+              pruned[static_cast<int>(c)] += work.features_pruned;
+            }
           }
         }
       }
