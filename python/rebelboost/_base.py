@@ -39,6 +39,9 @@ _HISTORY_KEYS = _FLOAT_INFO + ("bin_accumulations", "quick_nodes", "full_nodes",
                                "candidates")
 
 
+# The split criteria of the scalar tree layers and the core's codes for them (TrainParams::criterion).
+CRITERIA = {"loss": 0, "gini": 1, "entropy": 2}
+
 class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
     """Common base: subclasses set ``_loss`` and may override ``_check_classes``."""
 
@@ -59,7 +62,7 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
         "weight_trim": [Interval(Real, 0.0, 1.0, closed="right")],
         "subsample": [Interval(Real, 0.0, 1.0, closed="right")],
         "feature_fraction": [Interval(Real, 0.0, 1.0, closed="right")],
-        "criterion": [StrOptions({"loss", "gini"})],
+        "criterion": [StrOptions(set(CRITERIA))],
         "early_stopping": ["boolean"],
         "validation_fraction": [Interval(Real, 0.0, 1.0, closed="neither")],
         "n_iter_no_change": [Interval(Integral, 1, MAX_ESTIMATORS, closed="both")],
@@ -77,7 +80,7 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
             weight_trim=float(self.weight_trim),
             subsample=float(self.subsample),
             feature_fraction=float(self.feature_fraction),
-            criterion=0 if getattr(self, "criterion", "loss") == "loss" else 1,
+            criterion=CRITERIA[getattr(self, "criterion", "loss")],
             quick=2 if isinstance(quick, str) else int(bool(quick)),
             n_estimators=int(self.n_estimators),
             max_depth=int(self.max_depth),

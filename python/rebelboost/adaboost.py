@@ -54,11 +54,12 @@ class AdaBoostClassifier(BinaryBoostingClassifier):
         ``random_state``; None means seed 0, so fits are reproducible).
     feature_fraction : float in (0, 1], default=1.0
         LazyBoost: each tree is searched over this fraction of the features (seeded likewise).
-    criterion : "loss" or "gini", default="loss"
+    criterion : "loss", "gini" or "entropy", default="loss"
         How a tree split is chosen: "loss" minimises AdaBoost's own loss (the weighted error, thesis Eq.
-        2.13); "gini" minimises the weighted Gini impurity like scikit-learn's trees (inside its
-        AdaBoostClassifier). Leaves and steps are AdaBoost's either way. QuickBoost pruning applies to
-        "loss" only (with "gini" every node is scanned in full).
+        2.13); "gini" minimises the weighted Gini impurity and "entropy" the weighted entropy (information
+        gain) like scikit-learn's trees (inside its AdaBoostClassifier). Leaves and steps are AdaBoost's
+        either way. QuickBoost pruning applies to each, with the same trees as the full scan (each
+        criterion's bound: :doc:`/quickboost`).
     early_stopping : bool, default=False
         Stop once ``scoring`` on the validation data has not improved by more than ``tol`` for
         ``n_iter_no_change`` trees, and keep the first ``best_iteration_`` trees (the validation optimum).

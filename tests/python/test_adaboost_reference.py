@@ -140,23 +140,32 @@ def test_depth2_tree_matches_layerwise_brute_force():
     np.testing.assert_allclose(clf.decision_function(X), bias + alpha * f, rtol=1e-9, atol=1e-12)
 
 
-def brute_force_gini_stump(X, y_pm, w):
-    """Best stump by weighted Gini impurity sum_side (T^2 - S^2) / (2T); lowest (feature, threshold) on ties."""
+def side_impurity(criterion, w_pos, w_neg):
+    """A side's weighted impurity (unnormalised): Gini (T^2 - S^2) / (2T), or entropy T ln T - sum_y Z_y ln Z_y."""
+    T = w_pos + w_neg
+    if criterion == "gini":
+        S = w_pos - w_neg
+        return (T * T - S * S) / (2 * T)
+    return sum(-z * np.log(z / T) for z in (w_pos, w_neg) if z > 0)
+
+
+def brute_force_gini_stump(X, y_pm, w, criterion="gini"):
+    """Best stump by weighted impurity summed over both sides; lowest (feature, threshold) on ties."""
     best = None
     for j in range(X.shape[1]):
         for threshold in midpoints(X[:, j]):
             left = X[:, j] <= threshold
             impurity = 0.0
             for side in (left, ~left):
-                T, S = w[side].sum(), (y_pm * w)[side].sum()
-                impurity += (T * T - S * S) / (2 * T)
+                impurity += side_impurity(criterion, w[side & (y_pm > 0)].sum(), w[side & (y_pm < 0)].sum())
             if best is None or impurity < best[0] - 1e-12:
                 best = (impurity, j, threshold)
     return best
 
 
+@pytest.mark.parametrize("criterion", ["gini", "entropy"])
 @pytest.mark.parametrize("seed", range(5))
-def test_gini_criterion_stump_matches_brute_force(seed):
+def test_gini_criterion_stump_matches_brute_force(seed, criterion):
     rng = np.random.RandomState(50 + seed)
     X = rng.normal(size=(70, 4)).round(2)
     y = (X[:, 1] ** 2 + 0.3 * rng.normal(size=70) > 0.8).astype(int)
@@ -165,8 +174,8 @@ def test_gini_criterion_stump_matches_brute_force(seed):
     bias, _ = reference_adaboost(X, y_pm, 0, sw)
     w = sw / sw.sum() * np.exp(-y_pm * bias)
     w /= w.sum()
-    _, j, thr = brute_force_gini_stump(X, y_pm, w)
-    clf = AdaBoostClassifier(n_estimators=1, criterion="gini", n_jobs=1).fit(X, y, sample_weight=sw)
+    _, j, thr = brute_force_gini_stump(X, y_pm, w, criterion)
+    clf = AdaBoostClassifier(n_estimators=1, criterion=criterion, n_jobs=1).fit(X, y, sample_weight=sw)
     tree = clf._model.trees()[0]
     assert (tree["feature"][0], tree["threshold"][0]) == (j, thr)
     # leaves follow the weighted majority, the step is AdaBoost's for that tree
@@ -192,6 +201,7 @@ def test_gini_models_do_not_depend_on_threads_and_reject_rebel():
     X_clean = np.nan_to_num(X)  # XOR: the Gini root is uninformative, depth 3 still fits it (as scikit-learn does)
     assert AdaBoostClassifier(n_estimators=20, max_depth=3, criterion="gini").fit(X_clean, y).score(X_clean, y) > 0.9
     with pytest.raises(ValueError, match="The 'criterion' parameter of AdaBoostClassifier must be a str among"):
-        AdaBoostClassifier(criterion="entropy").fit(X, y)
-    with pytest.raises(ValueError, match="gini criterion is available for the binary losses"):
-        _core.train(X, y.astype(np.int32), None, 2, "rebel", 2, 1, 256, 1.0, 1, criterion=1)
+        AdaBoostClassifier(criterion="variance").fit(X, y)
+    for code in (1, 2):
+        with pytest.raises(ValueError, match="gini and entropy criteria are available for the binary losses"):
+            _core.train(X, y.astype(np.int32), None, 2, "rebel", 2, 1, 256, 1.0, 1, criterion=code)

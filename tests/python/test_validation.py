@@ -157,7 +157,7 @@ def _in(low, high):
         ("random_state", "seed", "Got 'seed' instead"),
         ("verbose", -1, "Got -1 instead"),
         ("quick", "yes", "Got 'yes' instead"),
-        ("criterion", "entropy", re.escape("must be a str among {")),
+        ("criterion", "variance", re.escape("must be a str among {")),
         ("subsample", 0.0, re.escape("must be a float in the range (0.0, 1.0]")),
     ],
 )

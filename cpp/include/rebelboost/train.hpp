@@ -68,7 +68,8 @@ struct TrainParams {
   int quick_chunks = 20;    // further subsets
   // Split criterion of the tree layers searched with scalar values (all layers of the binary losses, the
   // layers below the root for REBEL): 0 = the loss itself (weighted error for AdaBoost), 1 = weighted Gini
-  // impurity (as scikit-learn's trees). QuickBoost pruning applies to 0 only.
+  // impurity, 2 = weighted entropy (information gain), as scikit-learn's trees. QuickBoost pruning applies
+  // to each (its bound per criterion: docs/quickboost.md); a distributed fit prunes with 0 only.
   int criterion = 0;
   // Subsampling heuristics the thesis compares QuickBoost with (they change the model; QuickBoost composes
   // with each). Per iteration, only some rows / features are searched; the step uses every row.

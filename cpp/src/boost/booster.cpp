@@ -227,8 +227,8 @@ TrainResult train(MatrixView<T> X, const std::int32_t* y, const double* sample_w
   // count every participant's rows in a distributed fit.
   const double weight_total = std::max(static_cast<double>(n_all), sample_weight ? weight_sum : 0.0);
   const bool multiclass = params.loss == LossKind::kRebel;
-  // Rows sorted by class: REBEL's root search and the Gini criterion read class blocks.
-  const bool sort_by_class = multiclass || (params.criterion == 1 && n_classes == 2);
+  // Rows sorted by class: REBEL's root search and the impurity criteria (Gini, entropy) read class blocks.
+  const bool sort_by_class = multiclass || (params.criterion != 0 && n_classes == 2);
   const double per_class = multiclass ? static_cast<double>(n_classes) : 1.0;
   const double smoothing = params.smoothing < 0 ? 1.0 / (per_class * weight_total) : params.smoothing;
 
@@ -239,8 +239,8 @@ TrainResult train(MatrixView<T> X, const std::int32_t* y, const double* sample_w
   std::vector<std::size_t> class_begin;
   std::vector<std::int32_t> y_sorted;
   std::vector<double> w_sorted;
-  if (params.criterion == 1 && params.loss == LossKind::kRebel)
-    throw InvalidArgument("the gini criterion is available for the binary losses (AdaBoost, VEB-Boost) only");
+  if (params.criterion != 0 && params.loss == LossKind::kRebel)
+    throw InvalidArgument("the gini and entropy criteria are available for the binary losses (AdaBoost, VEB-Boost) only");
   if (sort_by_class) {
     class_begin.assign(n_classes + 1, 0);
     for (std::size_t i = 0; i < n; ++i) ++class_begin[static_cast<std::size_t>(y[i]) + 1];

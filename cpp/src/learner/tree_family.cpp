@@ -78,8 +78,10 @@ tree::QuickMode quick_mode(const TrainParams& params) {
 }
 
 tree::Criterion criterion(const TrainParams& params) {
-  if (params.criterion < 0 || params.criterion > 1) throw InvalidArgument("criterion must be 0 (loss) or 1 (gini)");
-  return params.criterion == 1 ? tree::Criterion::kGini : tree::Criterion::kLoss;
+  if (params.criterion < 0 || params.criterion > 2)
+    throw InvalidArgument("criterion must be 0 (loss), 1 (gini) or 2 (entropy), got " + std::to_string(params.criterion));
+  const tree::Criterion kinds[] = {tree::Criterion::kLoss, tree::Criterion::kGini, tree::Criterion::kEntropy};
+  return kinds[params.criterion];
 }
 
 // Learns the bin edges (from X's rows with positive weight; a distributed part takes the global edges) and

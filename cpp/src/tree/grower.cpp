@@ -37,13 +37,13 @@ TreeGrower::TreeGrower(const data::BinnedMatrix& X, const data::BinMapper& bins,
                        Criterion criterion, bool subtraction, Reducer* reducer)
     : X_(X), bins_(bins), n_threads_(n_threads), class_begin_(std::move(class_begin)), criterion_(criterion),
       subtraction_(subtraction), reducer_(reducer),
-      // Pruning is implemented for the loss criterion; Gini always scans in full. A distributed grower
-      // prunes through reduced_quick_ (its pruned_ only lends the parameters: no heavy-row cache).
-      pruned_(X, bins, n_threads, criterion == Criterion::kGini || reducer ? QuickMode::kOff : quick, quick_params),
-      reduced_quick_(reducer == nullptr || criterion == Criterion::kGini ? QuickMode::kOff : quick),
+      // A distributed grower prunes through reduced_quick_ (its pruned_ only lends the parameters: no
+      // heavy-row cache), for the loss criterion only: the impurities scan in full there.
+      pruned_(X, bins, n_threads, reducer ? QuickMode::kOff : quick, quick_params, criterion),
+      reduced_quick_(reducer == nullptr || is_impurity(criterion) ? QuickMode::kOff : quick),
       pool_(X.n_features, histogram_parts(criterion)) {
-  if (criterion_ == Criterion::kGini && class_begin_.size() != 3)
-    throw std::logic_error("Gini criterion needs rows sorted by class (2 classes)");
+  if (is_impurity(criterion_) && class_begin_.size() != 3)
+    throw std::logic_error("the impurity criteria need rows sorted by class (2 classes)");
   q_ordered_.resize(X.n_samples);
 }
 
@@ -274,7 +274,7 @@ TreeGrower::LayerRows TreeGrower::layer_rows(LayerPlan& plan, const std::int64_t
   for (const LayerPlan::Job& job : plan.jobs) {
     const Leaf& leaf = leaves_[job.leaf];
     built.push_back({leaf.begin, leaf.end});
-    if (criterion_ == Criterion::kGini) rows.class_split[job.leaf] = class_split(leaf);
+    if (is_impurity(criterion_)) rows.class_split[job.leaf] = class_split(leaf);
     plan.built_rows += leaf.rows();
   }
   if (!partition_.identity()) {  // the leaves read by gathering get their values in partition order
@@ -310,7 +310,7 @@ void TreeGrower::search_full(LayerPlan& plan, const std::int64_t* q, const std::
                              GrowResult& result) {
   const std::size_t n_features = X_.n_features;
   const std::uint8_t missing = bins_.missing_bin();
-  const bool gini = criterion_ == Criterion::kGini;
+  const bool gini = is_impurity(criterion_);
   const std::size_t stride = pool_.stride();
   const LayerRows rows = layer_rows(plan, q);
   std::size_t n_active = n_features;
@@ -362,7 +362,7 @@ void TreeGrower::build_parts(const LayerPlan& plan, const LayerRows& rows, std::
   // partial_[part][job][feature]: one task per (part, feature).
   const std::size_t n_features = X_.n_features, stride = pool_.stride(), n_jobs = plan.jobs.size();
   partial_.resize(parts * n_jobs * n_features * stride);
-  const bool gini = criterion_ == Criterion::kGini;
+  const bool gini = is_impurity(criterion_);
   util::parallel_for(static_cast<std::ptrdiff_t>(parts * n_features), threads, [&](std::ptrdiff_t t) {
     const std::size_t p = static_cast<std::size_t>(t) / n_features, f = static_cast<std::size_t>(t) % n_features;
     if (active_features && !active_features[f]) return;
@@ -408,8 +408,10 @@ bool TreeGrower::apply_layer(LayerPlan& plan, const std::int64_t* q, GrowResult&
     if (plan.searched[l] || plan.totals_complete) continue;
     if (leaf.settled) {
       plan.total[l] = plan.relation * leaf.sum;
-    } else {
-      for (std::size_t i = leaf.begin; i < leaf.end; ++i) plan.total[l] += q[partition_.row(i)];
+    } else {  // (a full scan may have set it from the leaf's histogram already: the same value, set again)
+      std::int64_t sum = 0;
+      for (std::size_t i = leaf.begin; i < leaf.end; ++i) sum += q[partition_.row(i)];
+      plan.total[l] = sum;
     }
   }
   // Winners in the fixed order (score, feature, bin, NaN side); nodes for the splits, then one partition
@@ -436,7 +438,7 @@ bool TreeGrower::apply_layer(LayerPlan& plan, const std::int64_t* q, GrowResult&
       next.push_back(leaf);
       continue;
     }
-    const double gain = criterion_ == Criterion::kGini
+    const double gain = is_impurity(criterion_)
                             ? s.gini_gain / kFixedPointScale
                             : static_cast<double>(s.score - abs64(plan.total[l])) / (2.0 * kFixedPointScale);
     splits.push_back(split_node(result, leaf, s, gain));

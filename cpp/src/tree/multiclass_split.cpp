@@ -9,10 +9,10 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
-#include <mutex>
 #include <numeric>
 
 #include "tree/histogram.hpp"
+#include "tree/quick_driver.hpp"
 #include "tree/split.hpp"
 #include "util/parallel.hpp"
 
@@ -284,13 +284,122 @@ RootSplit best_multiclass_root(const data::BinnedMatrix& X, const data::BinMappe
   return winner;
 }
 
+namespace {
+
+// REBEL's joint root loss for the schedule of quick_driver.hpp: a feature is out once its preliminary loss
+// (double) exceeds the best complete loss by a margin (kScreen) far above the rounding between the double
+// and long double losses: every split of it then loses clearly. The bound holds in floating point too:
+// sums only grow, and rounding is monotone. Histograms live in per-thread buffers: sums[b][k] of v over the
+// rows added, minus[b][c] of the class-c rows' slot c, and plus = sums - minus.
+class RootCriterion {
+ public:
+  using Bound = double;
+  struct Progress {
+    std::size_t f;
+    std::int64_t* sums;
+    std::int64_t* minus;
+    std::int64_t* plus;
+  };
+
+  RootCriterion(const data::BinnedMatrix& X, const data::BinMapper& bins, const std::int64_t* v, std::size_t K,
+                const std::vector<std::size_t>& class_begin, const std::vector<std::uint32_t>& row_class,
+                const std::vector<std::uint32_t>& rows, const std::vector<std::size_t>& bounds, int n_threads,
+                std::size_t n_active)
+      : X_(X), bins_(bins), v_(v), K_(K), class_begin_(class_begin), row_class_(row_class), rows_(rows), bounds_(bounds),
+        n_threads_(n_threads), n_active_(n_active), hist_size_(static_cast<std::size_t>(kHistBins) * K),
+        scratch_(static_cast<std::size_t>(util::resolve_threads(n_threads)) * 3 * hist_size_), results_(X.n_features) {}
+
+  Bound first_subset(std::size_t f) {
+    Progress p = start(f);
+    plus_of(p);
+    return lowest_loss(p.plus, p.minus, K_, bins_.n_value_bins(f), bins_.missing_bin());
+  }
+
+  static bool loses(Bound prelim, Bound best) { return prelim * (1.0 - kScreen) > best; }
+
+  Progress start(std::size_t f) {
+    std::int64_t* sums = &scratch_[static_cast<std::size_t>(util::thread_index()) * 3 * hist_size_];
+    Progress p{f, sums, sums + hist_size_, sums + 2 * hist_size_};
+    std::fill(sums, sums + 2 * hist_size_, 0);
+    add_rows(p, 0, bounds_[1]);  // subset 0 again when finishing (not counted: a re-read)
+    return p;
+  }
+
+  void add(Progress& p, std::size_t j) { add_rows(p, bounds_[j], bounds_[j + 1]); }
+
+  // A new preliminary loss after chunks 1, 2, 4, 8, ... (each costs K square roots per candidate).
+  void refresh(Progress& p, std::size_t j, Bound& prelim, Bound) {
+    if (j + 2 >= bounds_.size() || (j & (j - 1)) != 0) return;
+    plus_of(p);
+    prelim = lowest_loss(p.plus, p.minus, K_, bins_.n_value_bins(p.f), bins_.missing_bin());
+  }
+
+  bool complete(Progress& p, Bound& error) {
+    plus_of(p);
+    RootCandidates& r = results_[p.f];
+    r = evaluate_multiclass_feature(p.plus, p.minus, K_, bins_.n_value_bins(p.f), bins_.missing_bin(),
+                                    static_cast<std::int32_t>(p.f));
+    error = std::numeric_limits<double>::infinity();
+    for (const RootSplit& c : r.near) error = std::min(error, c.loss);
+    return !r.near.empty();
+  }
+
+  static void release(Progress&) {}
+  static void drop(std::size_t) {}
+
+  // Pruning did not bite (the weight is spread): the survivors are finished by the streaming full scan,
+  // which costs a fraction of chunked gathers and repeated bound checks. Same candidates, same winner.
+  bool finish_in_bulk(const std::vector<std::size_t>& survivors, std::vector<std::int64_t>& done) {
+    if (2 * survivors.size() <= n_active_) return false;
+    std::vector<std::uint8_t> chosen(X_.n_features, 0);
+    for (const std::size_t f : survivors) chosen[f] = 1;
+    std::vector<RootCandidates> full = multiclass_candidates(X_, bins_, v_, K_, class_begin_, n_threads_, chosen.data());
+    for (const std::size_t f : survivors) {
+      results_[f] = std::move(full[f]);
+      done[f] = static_cast<std::int64_t>(X_.n_samples);  // subset 0 is read again: more than a full scan
+    }
+    return true;
+  }
+
+  const std::vector<RootCandidates>& results() const { return results_; }
+
+ private:
+  void add_rows(Progress& p, std::size_t begin, std::size_t end) const {
+    const std::uint8_t* column = X_.column(p.f);
+    for (std::size_t i = begin; i < end; ++i) {
+      const std::uint32_t r = rows_[i];
+      const std::size_t at = static_cast<std::size_t>(column[r]) * K_;
+      const std::int64_t* vr = v_ + static_cast<std::size_t>(r) * K_;
+      for (std::size_t k = 0; k < K_; ++k) p.sums[at + k] += vr[k];
+      p.minus[at + row_class_[r]] += vr[row_class_[r]];
+    }
+  }
+  void plus_of(Progress& p) const {
+    for (std::size_t at = 0; at < hist_size_; ++at) p.plus[at] = p.sums[at] - p.minus[at];
+  }
+
+  const data::BinnedMatrix& X_;
+  const data::BinMapper& bins_;
+  const std::int64_t* v_;
+  std::size_t K_;
+  const std::vector<std::size_t>& class_begin_;
+  const std::vector<std::uint32_t>& row_class_;
+  const std::vector<std::uint32_t>& rows_;
+  const std::vector<std::size_t>& bounds_;
+  int n_threads_;
+  std::size_t n_active_;
+  std::size_t hist_size_;
+  std::vector<std::int64_t> scratch_;
+  std::vector<RootCandidates> results_;
+};
+
+}  // namespace
+
 RootSplit quick_multiclass_root(const data::BinnedMatrix& X, const data::BinMapper& bins, const std::int64_t* v,
                                 std::size_t K, const std::vector<std::size_t>& class_begin, int n_threads,
                                 const QuickParams& params, QuickWork& work, const std::uint8_t* active_features) {
   const std::size_t n = X.n_samples;
   const std::size_t n_features = X.n_features;
-  const int missing = bins.missing_bin();
-  const std::size_t hist_size = static_cast<std::size_t>(kHistBins) * K;
   // Each row's class and total mass; rows heaviest first.
   std::vector<std::uint32_t> row_class(n), identity(n);
   for (std::size_t c = 0; c < K; ++c)
@@ -312,121 +421,19 @@ RootSplit quick_multiclass_root(const data::BinnedMatrix& X, const data::BinMapp
   std::vector<std::uint32_t> rows;
   std::vector<std::int64_t> values;
   order_by_weight(identity.data(), n, mass.data(), rows, values);
-  const std::size_t m = rows.size();
-  std::vector<std::int64_t> prefix(m + 1, 0);
-  for (std::size_t i = 0; i < m; ++i) prefix[i + 1] = prefix[i] + values[i];
+  std::vector<std::int64_t> prefix(rows.size() + 1, 0);
+  for (std::size_t i = 0; i < rows.size(); ++i) prefix[i + 1] = prefix[i] + values[i];
   const std::vector<std::size_t> bounds = chunk_bounds(prefix, first_subset_end(prefix, params.eta), params.n_chunks);
-
-  // Per-thread histograms: sums[b][k] of v over the rows added, minus[b][c] of the class-c rows' slot c.
-  const std::size_t n_scratch = static_cast<std::size_t>(util::resolve_threads(n_threads));
-  std::vector<std::int64_t> scratch(n_scratch * 3 * hist_size);
-  auto buffers = [&]() { return &scratch[static_cast<std::size_t>(util::thread_index()) * 3 * hist_size]; };
-  auto add_rows = [&](std::size_t f, std::size_t begin, std::size_t end, std::int64_t* sums, std::int64_t* minus) {
-    const std::uint8_t* column = X.column(f);
-    for (std::size_t i = begin; i < end; ++i) {
-      const std::uint32_t r = rows[i];
-      const std::size_t at = static_cast<std::size_t>(column[r]) * K;
-      const std::int64_t* vr = v + static_cast<std::size_t>(r) * K;
-      for (std::size_t k = 0; k < K; ++k) sums[at + k] += vr[k];
-      minus[at + row_class[r]] += vr[row_class[r]];
-    }
-  };
-  auto plus_of = [&](const std::int64_t* sums, const std::int64_t* minus, std::int64_t* plus) {
-    for (std::size_t at = 0; at < hist_size; ++at) plus[at] = sums[at] - minus[at];
-  };
-
-  // Preliminary (lowest) loss of every feature on the first subset.
-  std::vector<double> prelim(n_features, std::numeric_limits<double>::infinity());
-  util::parallel_for(static_cast<std::ptrdiff_t>(n_features), util::threads_for(bounds[1] * n_features * K, n_threads),
-                     [&](std::ptrdiff_t fi) {
-    const auto f = static_cast<std::size_t>(fi);
-    if (active_features && !active_features[f]) return;
-    std::int64_t* sums = buffers();
-    std::int64_t *minus = sums + hist_size, *plus = sums + 2 * hist_size;
-    std::fill(sums, sums + 2 * hist_size, 0);
-    add_rows(f, 0, bounds[1], sums, minus);
-    plus_of(sums, minus, plus);
-    prelim[f] = lowest_loss(plus, minus, K, bins.n_value_bins(f), missing);
-  });
   std::size_t n_active = n_features;
   if (active_features) n_active = static_cast<std::size_t>(std::count(active_features, active_features + n_features, 1));
   work.bin_accumulations += static_cast<std::int64_t>(bounds[1] * n_active);
 
-  // The node's unsplit loss: a split must beat it.
-  const double unsplit = static_cast<double>(pair_loss_precise(tot_p.data(), tot_m.data(), K));  // as the full search
-
-  // A feature is out once its preliminary loss (double) exceeds the unsplit loss or the best complete
-  // loss by a margin (kScreen) far above the rounding between the double and long double losses: every
-  // split of it then loses clearly. The bound holds in floating point too: sums only grow, and rounding
-  // is monotone.
-  std::mutex best_mutex;
-  double best_complete = std::numeric_limits<double>::infinity();  // double loss of the best complete split
-  auto out = [&](double p) {
-    std::lock_guard<std::mutex> lock(best_mutex);
-    return p * (1.0 - kScreen) > unsplit || p * (1.0 - kScreen) > best_complete;
-  };
-  std::vector<RootCandidates> results(n_features);
-  std::vector<std::int64_t> done(n_features, 0);
-  std::vector<std::uint8_t> pruned(n_features, 0);
-  auto finish = [&](std::size_t f) {
-    std::int64_t* sums = buffers();
-    std::int64_t *minus = sums + hist_size, *plus = sums + 2 * hist_size;
-    std::fill(sums, sums + 2 * hist_size, 0);
-    add_rows(f, 0, bounds[1], sums, minus);  // the first subset again (not counted: a re-read)
-    double p = prelim[f];
-    std::int64_t rows_done = 0;
-    for (std::size_t j = 1; j + 1 < bounds.size(); ++j) {
-      if (out(p)) {
-        pruned[f] = 1;
-        break;
-      }
-      add_rows(f, bounds[j], bounds[j + 1], sums, minus);
-      rows_done += static_cast<std::int64_t>(bounds[j + 1] - bounds[j]);
-      // A new preliminary loss after chunks 1, 2, 4, 8, ... (each costs K square roots per candidate).
-      if (j + 2 < bounds.size() && (j & (j - 1)) == 0) {
-        plus_of(sums, minus, plus);
-        p = lowest_loss(plus, minus, K, bins.n_value_bins(f), missing);
-      }
-    }
-    done[f] = rows_done;
-    if (pruned[f]) return;
-    plus_of(sums, minus, plus);
-    results[f] = evaluate_multiclass_feature(plus, minus, K, bins.n_value_bins(f), missing, static_cast<std::int32_t>(f));
-    if (!results[f].near.empty()) {
-      double loss = std::numeric_limits<double>::infinity();
-      for (const RootSplit& c : results[f].near) loss = std::min(loss, c.loss);
-      std::lock_guard<std::mutex> lock(best_mutex);
-      best_complete = std::min(best_complete, loss);
-    }
-  };
-  // The most promising feature first, alone; then the others that its loss does not rule out.
-  const std::vector<std::size_t> finishing = finishing_order(prelim, active_features);
-  if (!finishing.empty()) finish(finishing[0]);
-  std::vector<std::size_t> order;
-  for (std::size_t k = 1; k < finishing.size(); ++k) {
-    const std::size_t f = finishing[k];
-    if (out(prelim[f])) pruned[f] = 1;
-    else order.push_back(f);
-  }
-  if (2 * order.size() > n_active) {
-    // Pruning did not bite (the weight is spread): finish the survivors with the streaming full scan,
-    // which costs a fraction of chunked gathers and repeated bound checks. Same candidates, same winner.
-    std::vector<std::uint8_t> survivors(n_features, 0);
-    for (const std::size_t f : order) survivors[f] = 1;
-    std::vector<RootCandidates> full = multiclass_candidates(X, bins, v, K, class_begin, n_threads, survivors.data());
-    for (const std::size_t f : order) {
-      results[f] = std::move(full[f]);
-      done[f] = static_cast<std::int64_t>(n);  // the first subset is read again: more work than a full scan
-    }
-  } else {
-    util::parallel_for(static_cast<std::ptrdiff_t>(order.size()), finishing_threads(order.size(), n_threads),
-                       [&](std::ptrdiff_t k) { finish(order[static_cast<std::size_t>(k)]); }, /*dynamic=*/true);
-  }
-  for (std::size_t f = 0; f < n_features; ++f) {
-    work.bin_accumulations += done[f];
-    work.features_pruned += pruned[f];
-  }
-  RootSplit winner = pick_root(results, K);
+  // The node's unsplit loss, as the full search computes it: a split must beat it.
+  const double unsplit = static_cast<double>(pair_loss_precise(tot_p.data(), tot_m.data(), K));
+  RootCriterion c(X, bins, v, K, class_begin, row_class, rows, bounds, n_threads, n_active);
+  run_quick_schedule(c, bounds, n_features, active_features, n_threads,
+                     util::threads_for(bounds[1] * n_features * K, n_threads), unsplit, work);
+  RootSplit winner = pick_root(c.results(), K);
   winner.loss_unsplit = unsplit;
   winner.bin_accumulations = work.bin_accumulations;
   return winner;

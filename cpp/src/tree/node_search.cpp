@@ -6,13 +6,25 @@
 #include <numeric>
 
 #include "tree/histogram.hpp"
+#include "tree/quick_impurity.hpp"
 
 namespace rebelboost::tree {
+
+namespace {
+
+// Sum of |q| over a node's rows.
+std::int64_t total_mass(const std::uint32_t* rows, std::size_t n_rows, const std::int64_t* q) {
+  std::int64_t mass = 0;
+  for (std::size_t i = 0; i < n_rows; ++i) mass += abs64(q[rows[i]]);
+  return mass;
+}
+
+}  // namespace
 
 SplitInfo feature_split(const std::int64_t* parts, Criterion criterion, int n_value_bins, int missing_bin,
                         std::int32_t feature) {
   if (criterion == Criterion::kLoss) return best_split(parts, n_value_bins, missing_bin, feature);
-  // Gini: S (signed sum) and T (weight) per bin from the two classes' values, which have one sign each.
+  // Impurities: S (signed sum) and T (weight) per bin from the two classes' values, which have one sign each.
   alignas(64) std::int64_t signed_hist[kHistBins];
   alignas(64) std::int64_t abs_hist[kHistBins];
   const std::int64_t* class0 = parts;
@@ -21,6 +33,7 @@ SplitInfo feature_split(const std::int64_t* parts, Criterion criterion, int n_va
     signed_hist[b] = class0[b] + class1[b];
     abs_hist[b] = abs64(class0[b]) + abs64(class1[b]);
   }
+  if (criterion == Criterion::kEntropy) return best_split_entropy(signed_hist, abs_hist, n_value_bins, missing_bin, feature);
   return best_split_gini(signed_hist, abs_hist, n_value_bins, missing_bin, feature);
 }
 
@@ -68,8 +81,8 @@ void QuickChooser::record(bool quick, double seconds, std::size_t node_rows) {
 }
 
 PrunedSearch::PrunedSearch(const data::BinnedMatrix& X, const data::BinMapper& bins, int n_threads, QuickMode mode,
-                           QuickParams params)
-    : X_(X), bins_(bins), n_threads_(n_threads), mode_(mode), params_(params) {
+                           QuickParams params, Criterion criterion)
+    : X_(X), bins_(bins), n_threads_(n_threads), mode_(mode), params_(params), criterion_(criterion) {
   if (mode_ != QuickMode::kOff) {
     identity_rows_.resize(X.n_samples);
     std::iota(identity_rows_.begin(), identity_rows_.end(), 0u);
@@ -146,10 +159,10 @@ SplitInfo PrunedSearch::search(std::uint32_t leaf, const std::uint32_t* rows, st
       inside += in;
       cached_mass += abs64(heavy_q_[i]);
     }
-    std::int64_t leaf_mass = 0;
-    for (std::size_t i = 0; i < n_rows; ++i) leaf_mass += abs64(q[rows[i]]);
+    const std::int64_t leaf_mass = total_mass(rows, n_rows, q);
     cached = 4 * inside >= m && 2 * cached_mass >= leaf_mass && cached_mass > 0;
   }
+  if (is_impurity(criterion_)) return search_impurity(rows, n_rows, q, active_features, work, total, cached);
   order_by_weight(rows, n_rows, q, heavy_rows_, heavy_values_, cached ? heavy_.member.data() : nullptr);
   const SplitInfo winner =
       quick_best_split(X_, bins_, heavy_rows_.data(), heavy_values_.data(), heavy_rows_.size(), n_threads_, params_, work,
@@ -159,6 +172,40 @@ SplitInfo PrunedSearch::search(std::uint32_t leaf, const std::uint32_t* rows, st
   if (cached)
     for (const std::int64_t v : heavy_q_) total += v;
   return winner;
+}
+
+SplitInfo PrunedSearch::search_impurity(const std::uint32_t* rows, std::size_t n_rows, const std::int64_t* q,
+                                        const std::uint8_t* active_features, QuickWork& work, std::int64_t& total,
+                                        bool cached) {
+  // s = q, and t = mass = |q| (one sign per class).
+  abs_q_.resize(X_.n_samples);
+  total = 0;
+  for (std::size_t i = 0; i < n_rows; ++i) {
+    abs_q_[rows[i]] = abs64(q[rows[i]]);
+    total += q[rows[i]];
+  }
+  // The rows after subset 0 add nearly their whole mass to an impurity (a light row on a balanced side
+  // raises T - S^2 / T by about its weight), so a prefix prunes only features whose error exceeds the best
+  // by more than the mass left: subset 0 holds kImpurityEta of the mass, and the cache serves only when it
+  // holds that much of the leaf's.
+  constexpr double kImpurityEta = 0.99;
+  QuickParams params = params_;
+  params.eta = std::max(params.eta, kImpurityEta);
+  if (cached) {
+    const std::int64_t leaf_mass = total_mass(rows, n_rows, q);
+    std::int64_t cached_mass = 0;
+    for (const std::int64_t v : heavy_q_) cached_mass += abs64(v);
+    cached = static_cast<double>(cached_mass) >= kImpurityEta * static_cast<double>(leaf_mass);
+  }
+  ImpurityCache cache;
+  if (cached) {
+    heavy_abs_.resize(heavy_q_.size());
+    for (std::size_t i = 0; i < heavy_q_.size(); ++i) heavy_abs_[i] = abs64(heavy_q_[i]);
+    cache = {&heavy_, heavy_q_.data(), heavy_abs_.data(), heavy_abs_.data()};
+  }
+  const ImpurityCriterion c = criterion_ == Criterion::kGini ? ImpurityCriterion::kGini : ImpurityCriterion::kEntropy;
+  return quick_impurity_split(X_, bins_, c, rows, n_rows, q, abs_q_.data(), abs_q_.data(), n_threads_, params, work,
+                              active_features, cached ? &cache : nullptr);
 }
 
 RootSplit PrunedSearch::root(const std::int64_t* v, std::size_t K, const std::vector<std::size_t>& class_begin,

@@ -15,16 +15,19 @@
 namespace rebelboost::tree {
 
 // Split criterion of the scalar layers: the loss itself (|L| + |R|, i.e. weighted error for the binary
-// losses) or the weighted Gini impurity of the split values (as scikit-learn's trees). Gini needs rows
-// sorted by class with class_begin = {0, n_0, n} and one sign of q per class (the binary losses): the
-// two classes' histograms then give the signed sum S and the weight T = |S_0| + |S_1| per bin.
-enum class Criterion { kLoss, kGini };
+// losses), or the weighted Gini impurity or entropy of the split values (as scikit-learn's trees). The
+// impurities need rows sorted by class with class_begin = {0, n_0, n} and one sign of q per class (the
+// binary losses): the two classes' histograms then give the signed sum S and the weight T = |S_0| + |S_1|
+// per bin.
+enum class Criterion { kLoss, kGini, kEntropy };
+
+inline bool is_impurity(Criterion c) { return c != Criterion::kLoss; }
 
 // Whether node searches prune features (QuickBoost). Every mode gives the same tree bit for bit.
 enum class QuickMode { kOff, kOn, kAuto };
 
-// Histogram parts per feature a criterion needs: 1 (q) or 2 (Gini: class 0's q, class 1's q).
-inline int histogram_parts(Criterion c) { return c == Criterion::kGini ? 2 : 1; }
+// Histogram parts per feature a criterion needs: 1 (q) or 2 (impurities: class 0's q, class 1's q).
+inline int histogram_parts(Criterion c) { return is_impurity(c) ? 2 : 1; }
 
 // Best split of `feature` from its histogram parts (see histogram_parts). found() is false unless a split
 // strictly improves the node.
@@ -60,7 +63,7 @@ class QuickChooser {
 class PrunedSearch {
  public:
   PrunedSearch(const data::BinnedMatrix& X, const data::BinMapper& bins, int n_threads, QuickMode mode,
-               QuickParams params);
+               QuickParams params, Criterion criterion = Criterion::kLoss);
 
   QuickMode mode() const { return mode_; }
   const QuickParams& params() const { return params_; }
@@ -87,6 +90,9 @@ class PrunedSearch {
                  const std::uint8_t* active_features, QuickWork& work, bool& quick, double& mass90_fraction);
 
  private:
+  // search() for the impurity criteria (`cached`: the heavy rows serve as subset 0).
+  SplitInfo search_impurity(const std::uint32_t* rows, std::size_t n_rows, const std::int64_t* q,
+                            const std::uint8_t* active_features, QuickWork& work, std::int64_t& total, bool cached);
   // Whether auto may consider pruning a node of this size at all.
   bool worth_pruning(std::size_t node_rows, const std::uint8_t* active_features) const;
 
@@ -95,6 +101,7 @@ class PrunedSearch {
   int n_threads_;
   QuickMode mode_;
   QuickParams params_;
+  Criterion criterion_;
   QuickChooser chooser_[2];
   QuickScratch scratch_;
   HeavyRows heavy_;
@@ -104,6 +111,8 @@ class PrunedSearch {
   std::vector<std::uint32_t> heavy_rows_;      // a leaf's rows heaviest first
   std::vector<std::int64_t> heavy_values_;
   std::vector<std::int64_t> root_mass_;        // REBEL root: each row's mass
+  std::vector<std::int64_t> abs_q_;            // impurity criteria: |q| by row (the weights t)
+  std::vector<std::int64_t> heavy_abs_;        // |heavy_q_|
 };
 
 }  // namespace rebelboost::tree

@@ -7,6 +7,7 @@
 #include <numeric>
 
 #include "tree/histogram.hpp"
+#include "tree/quick_driver.hpp"
 #include "util/parallel.hpp"
 
 namespace rebelboost::tree {
@@ -243,16 +244,149 @@ void add_marked(const std::uint8_t* column, const std::uint32_t* rows, const std
 
 }  // namespace
 
+namespace {
+
+// The loss criterion (|L| + |R|, the binary losses' weighted error) for the schedule of quick_driver.hpp:
+// errors are 2 E = T_m - (|L| + |R|) in exact integers, so "loses" is a plain comparison. Histograms and
+// touched-bin bitmaps per feature live in QuickScratch (left all zero); with `heavy`, subset 0 is the
+// cached rows, read as prefix sums in bin order (most features are pruned on them without a histogram).
+class LossCriterion {
+ public:
+  using Bound = std::int64_t;
+  static constexpr Bound kNone = std::numeric_limits<std::int64_t>::max();  // no candidate split at all
+  struct Progress {
+    std::size_t f;
+    std::int64_t* h;
+    std::uint64_t* bits;
+    std::int64_t unchecked;  // mass added since the error was last computed: it grew by at most twice that
+  };
+
+  LossCriterion(const data::BinnedMatrix& X, const data::BinMapper& bins, const std::uint32_t* rows,
+                const std::int64_t* values, const std::vector<std::int64_t>& prefix, const std::vector<std::size_t>& bounds,
+                QuickScratch& scratch, int n_threads, const HeavyRows* heavy, const std::int64_t* heavy_values)
+      : X_(X), bins_(bins), rows_(rows), values_(values), prefix_(prefix), bounds_(bounds), scratch_(scratch),
+        heavy_(heavy), heavy_values_(heavy_values), n_heavy_(heavy ? heavy->rows.size() : 0), results_(X.n_features) {
+    if (scratch_.hists.size() != X.n_features * kHistBins) {
+      scratch_.hists.assign(X.n_features * kHistBins, 0);
+      scratch_.bits.assign(X.n_features * 4, 0);
+    }
+    if (heavy_) scratch_.cum.resize(static_cast<std::size_t>(util::resolve_threads(n_threads)) * (n_heavy_ + 1));
+  }
+
+  Bound first_subset(std::size_t f) {
+    std::int64_t score;
+    if (heavy_) {  // the cached rows alone (bounds[1] == 0)
+      const std::int64_t* cum = cached_prefix(f);
+      const std::uint32_t r0 = heavy_->run_begin[f], r1 = heavy_->run_begin[f + 1];
+      score = best_split_score_runs(cum, &heavy_->run_bin[r0], &heavy_->run_end[r0], r1 - r0, bins_.n_value_bins(f),
+                                    bins_.missing_bin());
+    } else {
+      const Progress p = progress(f);
+      add_marked(X_.column(f), rows_, values_, bounds_[1], p.h, p.bits);
+      score = best_split_score(p.h, p.bits, bins_.n_value_bins(f), bins_.missing_bin());
+    }
+    return score == std::numeric_limits<std::int64_t>::min() ? kNone : prefix_[bounds_[1]] - score;
+  }
+
+  static bool loses(Bound prelim, Bound best) { return prelim > best; }
+
+  Progress start(std::size_t f) {
+    Progress p = progress(f);
+    if (heavy_) {  // subset 0 into the histogram (a re-read of the cached rows, not counted as work)
+      const std::int64_t* cum = cached_prefix(f);
+      std::size_t prev = 0;
+      for (std::uint32_t r = heavy_->run_begin[f]; r < heavy_->run_begin[f + 1]; ++r) {
+        const std::size_t end = heavy_->run_end[r];
+        p.h[heavy_->run_bin[r]] = cum[end] - cum[prev];
+        prev = end;
+      }
+      for (int w = 0; w < 4; ++w) p.bits[w] = heavy_->bits[f * 4 + static_cast<std::size_t>(w)];
+    }
+    return p;
+  }
+
+  void add(Progress& p, std::size_t j) {
+    add_marked(X_.column(p.f), rows_ + bounds_[j], values_ + bounds_[j], bounds_[j + 1] - bounds_[j], p.h, p.bits);
+    p.unchecked += prefix_[bounds_[j + 1]] - prefix_[bounds_[j]];
+  }
+
+  void refresh(Progress& p, std::size_t j, Bound& prelim, Bound best) {
+    if (prelim != kNone && prelim + 2 * p.unchecked <= best) return;  // cannot lose yet: no rescan
+    const std::int64_t score = best_split_score(p.h, p.bits, bins_.n_value_bins(p.f), bins_.missing_bin());
+    if (score != std::numeric_limits<std::int64_t>::min()) prelim = prefix_[bounds_[j + 1]] - score;
+    p.unchecked = 0;
+  }
+
+  bool complete(Progress& p, Bound& error) {
+    SplitInfo& s = results_[p.f];
+    s = best_split(p.h, bins_.n_value_bins(p.f), bins_.missing_bin(), static_cast<std::int32_t>(p.f));
+    error = prefix_.back() - s.score;
+    return s.found();
+  }
+
+  void release(Progress& p) { clear(p.h, p.bits); }
+  void drop(std::size_t f) {
+    if (heavy_) return;  // subset 0 was never written to the histogram
+    const Progress p = progress(f);
+    clear(p.h, p.bits);
+  }
+  static bool finish_in_bulk(const std::vector<std::size_t>&, std::vector<std::int64_t>&) { return false; }
+
+  // The winner over features, by the strict order of split.hpp.
+  SplitInfo winner() const {
+    SplitInfo w;
+    for (const SplitInfo& s : results_)
+      if (s.found() && (!w.found() || better(s, w))) w = s;
+    return w;
+  }
+
+ private:
+  Progress progress(std::size_t f) { return {f, &scratch_.hists[f * kHistBins], &scratch_.bits[f * 4], 0}; }
+
+  // Prefix sums of the node's values on the cached rows in feature f's bin order (per-thread buffer).
+  const std::int64_t* cached_prefix(std::size_t f) {
+    const std::uint16_t* perm = &heavy_->perm[f * n_heavy_];
+    std::int64_t* cum = &scratch_.cum[static_cast<std::size_t>(util::thread_index()) * (n_heavy_ + 1)];
+    std::int64_t running = 0;
+    cum[0] = 0;
+    for (std::size_t i = 0; i < n_heavy_; ++i) {
+      running += heavy_values_[perm[i]];
+      cum[i + 1] = running;
+    }
+    return cum;
+  }
+
+  static void clear(std::int64_t* h, std::uint64_t* bits) {
+    for (int w = 0; w < 4; ++w) {
+      for (std::uint64_t word = bits[w]; word; word &= word - 1) h[64 * w + __builtin_ctzll(word)] = 0;
+      bits[w] = 0;
+    }
+  }
+
+  const data::BinnedMatrix& X_;
+  const data::BinMapper& bins_;
+  const std::uint32_t* rows_;
+  const std::int64_t* values_;
+  const std::vector<std::int64_t>& prefix_;
+  const std::vector<std::size_t>& bounds_;
+  QuickScratch& scratch_;
+  const HeavyRows* heavy_;
+  const std::int64_t* heavy_values_;
+  std::size_t n_heavy_;
+  std::vector<SplitInfo> results_;
+};
+
+}  // namespace
+
 SplitInfo quick_best_split(const data::BinnedMatrix& X, const data::BinMapper& bins, const std::uint32_t* rows,
                            const std::int64_t* values, std::size_t n, int n_threads, const QuickParams& params,
                            QuickWork& work, QuickScratch& scratch, const std::uint8_t* active_features,
                            const HeavyRows* heavy, const std::int64_t* heavy_values) {
   const std::size_t n_features = X.n_features;
-  const int missing = bins.missing_bin();
   const std::size_t n_heavy = heavy ? heavy->rows.size() : 0;
   // The work record counts the node's rows: cached rows outside the node add zeros (a cost the wall
   // clock sees, not an accumulation of the node's data).
-  // Masses T_m after the first subset and m further rows: prefix[m] (prefix[0] = the cached rows' mass).
+  // Masses T_m after subset 0 and m further rows: prefix[m] (prefix[0] = the cached rows' mass).
   std::size_t heavy_in_node = 0;
   std::int64_t heavy_mass = 0, node_sum = 0;
   for (std::size_t i = 0; i < n_heavy; ++i) {
@@ -262,148 +396,18 @@ SplitInfo quick_best_split(const data::BinnedMatrix& X, const data::BinMapper& b
   }
   std::vector<std::int64_t> prefix(n + 1, heavy_mass);
   for (std::size_t i = 0; i < n; ++i) prefix[i + 1] = prefix[i] + abs64(values[i]);
-  const std::int64_t total_mass = prefix[n];
   for (std::size_t i = 0; i < n; ++i) node_sum += values[i];
   // Subset 0 is the cached rows plus rows[0, bounds[1]): without a cache, the heaviest rows up to eta of
   // the mass. The rest of `rows` then forms M chunks of equal mass.
-  const std::vector<std::size_t> bounds = chunk_bounds(prefix, heavy ? 0 : first_subset_end(prefix, params.eta), params.n_chunks);
-
-  // First subset for every feature: its preliminary error. From the cache, the histogram is not written
-  // yet (most features are pruned on this error alone); a feature that goes on fills it first.
-  if (scratch.hists.size() != n_features * kHistBins) {
-    scratch.hists.assign(n_features * kHistBins, 0);
-    scratch.bits.assign(n_features * 4, 0);
-  }
-  std::int64_t* hists = scratch.hists.data();
-  const std::size_t n_scratch_threads = static_cast<std::size_t>(util::resolve_threads(n_threads));
-  if (heavy) scratch.cum.resize(n_scratch_threads * (n_heavy + 1));
-  // Prefix sums of the node's values on the cached rows in feature f's bin order.
-  auto cached_prefix = [&](std::size_t f) {
-    const std::uint16_t* perm = &heavy->perm[f * n_heavy];
-    std::int64_t* cum = &scratch.cum[static_cast<std::size_t>(util::thread_index()) * (n_heavy + 1)];
-    std::int64_t running = 0;
-    cum[0] = 0;
-    for (std::size_t i = 0; i < n_heavy; ++i) {
-      running += heavy_values[perm[i]];
-      cum[i + 1] = running;
-    }
-    return cum;
-  };
-  std::vector<std::int64_t> err2(n_features);  // 2 E_f(m) = T_m - best score
-  const int first_threads = util::threads_for(n_features * (bounds[1] + n_heavy + kHistBins), n_threads);
-  util::parallel_for(static_cast<std::ptrdiff_t>(n_features), first_threads, [&](std::ptrdiff_t fi) {
-    const auto f = static_cast<std::size_t>(fi);
-    if (active_features && !active_features[f]) {  // not searched this iteration (LazyBoost)
-      err2[f] = std::numeric_limits<std::int64_t>::max();
-      return;
-    }
-    std::int64_t score;
-    if (heavy) {  // the cached rows alone (bounds[1] == 0)
-      const std::int64_t* cum = cached_prefix(f);
-      const std::uint32_t r0 = heavy->run_begin[f], r1 = heavy->run_begin[f + 1];
-      score = best_split_score_runs(cum, &heavy->run_bin[r0], &heavy->run_end[r0], r1 - r0, bins.n_value_bins(f), missing);
-    } else {
-      std::int64_t* h = &hists[f * kHistBins];
-      std::uint64_t* bits = &scratch.bits[f * 4];
-      add_marked(X.column(f), rows, values, bounds[1], h, bits);
-      score = best_split_score(h, bits, bins.n_value_bins(f), missing);
-    }
-    err2[f] = score == std::numeric_limits<std::int64_t>::min() ? std::numeric_limits<std::int64_t>::max()
-                                                                : prefix[bounds[1]] - score;
-  });
+  const std::vector<std::size_t> bounds =
+      chunk_bounds(prefix, heavy ? 0 : first_subset_end(prefix, params.eta), params.n_chunks);
   std::size_t n_active = n_features;
   if (active_features) n_active = static_cast<std::size_t>(std::count(active_features, active_features + n_features, 1));
   work.bin_accumulations += static_cast<std::int64_t>((heavy_in_node + bounds[1]) * n_active);
-
-  // Finishing a feature: the M chunks, pruned as soon as its preliminary error exceeds the best complete
-  // error known at that moment (the unsplit node's error to begin with). Any bound at least the final best
-  // is safe, so the shared bound may lag between threads: the work done varies with timing, the winner
-  // never does. The histogram is left all zero afterwards.
-  std::atomic<std::int64_t> best_err2{total_mass - abs64(node_sum)};
-  std::vector<SplitInfo> results(n_features);
-  std::vector<std::int64_t> done(n_features, 0);
-  std::vector<std::uint8_t> pruned(n_features, 0);
-  auto clear = [&](std::size_t f) {
-    std::int64_t* h = &hists[f * kHistBins];
-    std::uint64_t* bits = &scratch.bits[f * 4];
-    for (int w = 0; w < 4; ++w) {
-      for (std::uint64_t word = bits[w]; word; word &= word - 1) h[64 * w + __builtin_ctzll(word)] = 0;
-      bits[w] = 0;
-    }
-  };
-  auto finish = [&](std::size_t f) {
-    std::int64_t* h = &hists[f * kHistBins];
-    std::uint64_t* bits = &scratch.bits[f * 4];
-    const int n_value_bins = bins.n_value_bins(f);
-    if (heavy) {  // the first subset into the histogram (a re-read of the cached rows, not counted as work)
-      const std::int64_t* cum = cached_prefix(f);
-      std::size_t prev = 0;
-      for (std::uint32_t r = heavy->run_begin[f]; r < heavy->run_begin[f + 1]; ++r) {
-        const std::size_t end = heavy->run_end[r];
-        h[heavy->run_bin[r]] = cum[end] - cum[prev];
-        prev = end;
-      }
-      for (int w = 0; w < 4; ++w) bits[w] = heavy->bits[f * 4 + static_cast<std::size_t>(w)];
-    }
-    std::int64_t e2 = err2[f];
-    std::int64_t unchecked = 0;  // mass added since e2 was last computed: e2 grew by at most twice that
-    std::int64_t rows_done = 0;
-    for (std::size_t j = 1; j + 1 < bounds.size(); ++j) {
-      const std::int64_t bound = best_err2.load(std::memory_order_relaxed);
-      if (e2 > bound) {
-        pruned[f] = 1;
-        break;
-      }
-      add_marked(X.column(f), rows + bounds[j], values + bounds[j], bounds[j + 1] - bounds[j], h, bits);
-      rows_done += static_cast<std::int64_t>(bounds[j + 1] - bounds[j]);
-      unchecked += prefix[bounds[j + 1]] - prefix[bounds[j]];
-      // Rescan only when the error could now exceed the bound.
-      if (e2 != std::numeric_limits<std::int64_t>::max() && e2 + 2 * unchecked <= bound) continue;
-      const std::int64_t score = best_split_score(h, bits, n_value_bins, missing);
-      if (score != std::numeric_limits<std::int64_t>::min()) e2 = prefix[bounds[j + 1]] - score;
-      unchecked = 0;
-    }
-    done[f] = rows_done;
-    if (!pruned[f]) {
-      results[f] = best_split(h, n_value_bins, missing, static_cast<std::int32_t>(f));
-      if (results[f].found()) {
-        const std::int64_t e = total_mass - results[f].score;
-        std::int64_t current = best_err2.load(std::memory_order_relaxed);
-        while (e < current && !best_err2.compare_exchange_weak(current, e, std::memory_order_relaxed)) {
-        }
-      }
-    }
-    clear(f);
-  };
-
-  // The feature with the best preliminary error first, alone: its complete error bounds all others, most
-  // of which are then pruned without being dispatched at all. A feature without any candidate split
-  // (error "max") is finished, which drops it.
-  std::vector<std::size_t> order = finishing_order(err2, active_features);
-  if (!order.empty()) finish(order[0]);
-  const std::int64_t lead_bound = best_err2.load(std::memory_order_relaxed);
-  std::vector<std::size_t> survivors, dropped;
-  for (std::size_t k = 1; k < order.size(); ++k) {
-    const std::size_t f = order[k];
-    if (err2[f] != std::numeric_limits<std::int64_t>::max() && err2[f] > lead_bound) {
-      pruned[f] = 1;
-      if (!heavy) dropped.push_back(f);  // its histogram holds the first subset
-    } else {
-      survivors.push_back(f);
-    }
-  }
-  util::parallel_for(static_cast<std::ptrdiff_t>(survivors.size()), finishing_threads(survivors.size(), n_threads),
-                     [&](std::ptrdiff_t k) { finish(survivors[static_cast<std::size_t>(k)]); }, /*dynamic=*/true);
-  util::parallel_for(static_cast<std::ptrdiff_t>(dropped.size()), util::threads_for(dropped.size() * kHistBins, n_threads),
-                     [&](std::ptrdiff_t k) { clear(dropped[static_cast<std::size_t>(k)]); });
-  SplitInfo winner;
-  for (std::size_t f = 0; f < n_features; ++f) {  // a strict total order: the same winner for any timing
-    work.bin_accumulations += done[f];
-    work.features_pruned += pruned[f];
-    const SplitInfo& s = results[f];
-    if (s.found() && (!winner.found() || better(s, winner))) winner = s;
-  }
-  return winner;
+  LossCriterion c(X, bins, rows, values, prefix, bounds, scratch, n_threads, heavy, heavy_values);
+  const int first_threads = util::threads_for(n_features * (bounds[1] + n_heavy + kHistBins), n_threads);
+  run_quick_schedule(c, bounds, n_features, active_features, n_threads, first_threads, prefix[n] - abs64(node_sum), work);
+  return c.winner();
 }
 
 }  // namespace rebelboost::tree

@@ -105,7 +105,7 @@ void TreeGrower::read_leaf_totals(LayerPlan& plan, const std::int64_t* block, Gr
 void TreeGrower::build_local_histograms(LayerPlan& plan, const LayerRows& rows, const std::vector<std::size_t>& active,
                                         std::int64_t* out, GrowResult& result) {
   const std::size_t stride = pool_.stride(), n_active = active.size();
-  const bool gini = criterion_ == Criterion::kGini;
+  const bool gini = is_impurity(criterion_);
   const auto slot = [&](std::size_t leaf, std::size_t a) { return out + (leaf * n_active + a) * stride; };
   const int threads = util::threads_for((plan.built_rows + plan.jobs.size() * kHistBins) * n_active, n_threads_);
   util::parallel_for(static_cast<std::ptrdiff_t>(n_active), threads, [&](std::ptrdiff_t ai) {

@@ -1,6 +1,7 @@
 // Exact integer split search over bin boundaries (no floating point: ties are decided by index).
 #include "tree/split.hpp"
 
+
 namespace rebelboost::tree {
 
 SplitInfo best_split(const std::int64_t* hist, int n_value_bins, int missing_bin, std::int32_t feature) {
@@ -41,24 +42,18 @@ SplitInfo best_split(const std::int64_t* hist, int n_value_bins, int missing_bin
 
 namespace {
 
-// S^2 / T for one side (0 for an empty side): the impurity is (T - S^2 / T) / 2, so larger is purer.
-double purity(std::int64_t S, std::int64_t T) {
-  if (T <= 0) return 0.0;
-  const double s = static_cast<double>(S);
-  return s * s / static_cast<double>(T);
-}
-
-}  // namespace
-
-SplitInfo best_split_gini(const std::int64_t* signed_hist, const std::int64_t* abs_hist, int n_value_bins,
-                          int missing_bin, std::int32_t feature) {
+// The best split whose side scores `side(S, T)` (larger is purer) sum highest, by `scale` x (left + right -
+// unsplit) > 0 strictly; every candidate of best_split (NaN right, and NaN left when there are NaN).
+template <typename Side>
+SplitInfo best_split_impurity(const std::int64_t* signed_hist, const std::int64_t* abs_hist, int n_value_bins,
+                              int missing_bin, std::int32_t feature, double scale, Side side) {
   std::int64_t vs = 0, vt = 0;
   for (int b = 0; b < n_value_bins; ++b) {
     vs += signed_hist[b];
     vt += abs_hist[b];
   }
   const std::int64_t ms = signed_hist[missing_bin], mt = abs_hist[missing_bin];
-  const double unsplit = purity(vs + ms, vt + mt);
+  const double unsplit = side(vs + ms, vt + mt);
   SplitInfo best;
   best.score = 0;
   double best_gain = 0.0;  // must be strictly positive
@@ -67,7 +62,7 @@ SplitInfo best_split_gini(const std::int64_t* signed_hist, const std::int64_t* a
     ls += signed_hist[bin];
     lt += abs_hist[bin];
     const std::int64_t rs = vs - ls, rt = vt - lt;
-    const double right_gain = 0.5 * (purity(ls, lt) + purity(rs + ms, rt + mt) - unsplit);
+    const double right_gain = scale * (side(ls, lt) + side(rs + ms, rt + mt) - unsplit);
     if (right_gain > best_gain) {
       best_gain = right_gain;
       best.bin = bin;
@@ -76,7 +71,7 @@ SplitInfo best_split_gini(const std::int64_t* signed_hist, const std::int64_t* a
       best.right_sum = rs + ms;
     }
     if (mt != 0 && bin < n_value_bins - 1) {
-      const double left_gain = 0.5 * (purity(ls + ms, lt + mt) + purity(rs, rt) - unsplit);
+      const double left_gain = scale * (side(ls + ms, lt + mt) + side(rs, rt) - unsplit);
       if (left_gain > best_gain) {
         best_gain = left_gain;
         best.bin = bin;
@@ -91,6 +86,23 @@ SplitInfo best_split_gini(const std::int64_t* signed_hist, const std::int64_t* a
     best.gini_gain = best_gain;
   }
   return best;
+}
+
+}  // namespace
+
+SplitInfo best_split_gini(const std::int64_t* signed_hist, const std::int64_t* abs_hist, int n_value_bins,
+                          int missing_bin, std::int32_t feature) {
+  return best_split_impurity(signed_hist, abs_hist, n_value_bins, missing_bin, feature, 0.5, purity);
+}
+
+SplitInfo best_split_entropy(const std::int64_t* signed_hist, const std::int64_t* abs_hist, int n_value_bins,
+                             int missing_bin, std::int32_t feature) {
+  return best_split_impurity(signed_hist, abs_hist, n_value_bins, missing_bin, feature, 1.0, negentropy);
+}
+
+SplitInfo best_split_variance(const std::int64_t* sum_hist, const std::int64_t* weight_hist, int n_value_bins,
+                              int missing_bin, std::int32_t feature) {
+  return best_split_impurity(sum_hist, weight_hist, n_value_bins, missing_bin, feature, 0.5, purity);
 }
 
 }  // namespace rebelboost::tree

@@ -6,6 +6,7 @@
 // L and R is worth |L| + |R| and is taken only if |L| + |R| > |D| (a strict improvement).
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <limits>
 
@@ -48,9 +49,42 @@ inline std::int64_t abs64(std::int64_t v) { return v < 0 ? -v : v; }
 // The same search under the weighted Gini impurity (as scikit-learn's trees): `signed_hist` holds the
 // split values q (sign = class, |q| = weight) per bin, `abs_hist` their absolute values. A side with
 // signed sum S and weight T has impurity (T^2 - S^2) / (2T); the split with the largest decrease of the
-// summed impurity wins, if the decrease is positive. score is 0 for every Gini split, so better()
-// compares gini_gain.
+// summed impurity wins, if the decrease is positive. score is 0 for every impurity split, so better()
+// compares gini_gain (which holds the decrease for every impurity criterion).
 SplitInfo best_split_gini(const std::int64_t* signed_hist, const std::int64_t* abs_hist, int n_value_bins,
                           int missing_bin, std::int32_t feature);
+
+// The same with the weighted entropy (information gain; docs/quickboost.md): a side with class weights
+// Z1 = (T + S) / 2 and Z0 = (T - S) / 2 has entropy T ln T - Z1 ln Z1 - Z0 ln Z0 (unnormalised).
+SplitInfo best_split_entropy(const std::int64_t* signed_hist, const std::int64_t* abs_hist, int n_value_bins,
+                             int missing_bin, std::int32_t feature);
+
+// The variance criterion (regression trees): per bin S = sum w r and W = sum w of the rows' targets r and
+// weights w. A side's weighted squared error is sum w r^2 - S^2 / W; gini_gain holds half the decrease,
+// (S_L^2 / W_L + S_R^2 / W_R - S^2 / W) / 2, which is the same formula as Gini's on (S, W).
+SplitInfo best_split_variance(const std::int64_t* sum_hist, const std::int64_t* weight_hist, int n_value_bins,
+                              int missing_bin, std::int32_t feature);
+
+// The side scores those searches maximise (larger is purer): S^2 / T (Gini, variance) and the negated
+// unnormalised entropy Z1 ln Z1 + Z0 ln Z0 - T ln T (entropy). 0 for an empty side.
+enum class ImpurityKind { kPurity, kEntropy };
+
+// S^2 / T (0 for an empty side): the Gini impurity is (T - S^2 / T) / 2, so larger is purer; S^2 / W is
+// the variance criterion's side score (S = sum w r, W = sum w).
+inline double purity(std::int64_t S, std::int64_t T) {
+  if (T <= 0) return 0.0;
+  const double s = static_cast<double>(S);
+  return s * s / static_cast<double>(T);
+}
+
+inline double x_ln_x(std::int64_t z) { return z > 0 ? static_cast<double>(z) * std::log(static_cast<double>(z)) : 0.0; }
+
+// Z1 ln Z1 + Z0 ln Z0 - T ln T with the classes' weights Z1 = (T + S) / 2 (positive values) and
+// Z0 = (T - S) / 2 (both sums are even).
+inline double negentropy(std::int64_t S, std::int64_t T) { return x_ln_x((T + S) / 2) + x_ln_x((T - S) / 2) - x_ln_x(T); }
+
+inline double side_score(ImpurityKind kind, std::int64_t S, std::int64_t T) {
+  return kind == ImpurityKind::kEntropy ? negentropy(S, T) : purity(S, T);
+}
 
 }  // namespace rebelboost::tree

@@ -183,7 +183,9 @@ TEST(Distributed, PruningAcrossParticipantsKeepsTheLocalModel) {
           EXPECT_EQ(model, expected) << loss_name(loss) << " depth " << depth << " quick " << quick << " parts "
                                      << cuts.size() - 1;
       }
-      if (loss != LossKind::kRebel || depth > 1) EXPECT_GT(pruned, 0) << loss_name(loss) << " depth " << depth;
+      if (loss != LossKind::kRebel || depth > 1) {
+        EXPECT_GT(pruned, 0) << loss_name(loss) << " depth " << depth;
+      }
     }
   }
 }

@@ -388,14 +388,15 @@ TEST(TreeGrower, RowBlockedHistogramsChangeNothing) {
 // whatever the depth, the quick mode or the thread count. A tree searched on a sample of the rows has no
 // such totals (its leaves' sums are of the sample): the loss takes the pass.
 TEST(TreeGrower, TreeTotalsGiveTheStepOfAPassOverTheRows) {
-  for (const std::string kind : {"adaboost", "veb"}) {
-    testing::BoostedProblem p = testing::boosted_problem(kind, 3000, 5, 41, 4);
+  for (const auto& [kind, n] : std::vector<std::pair<std::string, std::size_t>>{
+           {"adaboost", 3000}, {"veb", 3000}, {"adaboost", 40}, {"veb", 40}}) {
+    testing::BoostedProblem p = testing::boosted_problem(kind, n, 5, 41, 4);
     p.loss->set_every_row_searched(true);
     for (int depth = 1; depth <= 6; ++depth) {
       for (const QuickMode quick : {QuickMode::kOff, QuickMode::kOn}) {
         for (const int threads : {1, 2}) {
-          SCOPED_TRACE(::testing::Message() << kind << " depth " << depth << " quick " << static_cast<int>(quick)
-                                            << " threads " << threads);
+          SCOPED_TRACE(::testing::Message() << kind << " rows " << n << " depth " << depth << " quick "
+                                            << static_cast<int>(quick) << " threads " << threads);
           TreeGrower grower(p.binned, p.bins, threads, p.class_begin, quick);
           const GrowResult g = grower.grow(*p.loss, depth);
           ASSERT_GE(g.value_mass, 0);
