@@ -206,175 +206,223 @@ void check_init_model(const Model& init, const Model& fresh, const TrainParams& 
                           std::to_string(init.n_learners()) + " learners of the model to continue");
 }
 
+// Rows in class blocks (stable) for REBEL's root search and the impurity criteria: the order trained on.
+// The model does not depend on the row order (exact fixed-point sums, ties broken by feature and bin).
+struct ClassOrder {
+  std::vector<std::size_t> rows;         // empty: X's own order
+  std::vector<std::size_t> class_begin;  // K + 1 offsets of the class blocks
+  std::vector<std::int32_t> y;
+  std::vector<double> w;
+};
+
+ClassOrder class_order(const std::int32_t* y, const double* sample_weight, std::size_t n, std::size_t n_classes) {
+  ClassOrder order;
+  order.class_begin.assign(n_classes + 1, 0);
+  for (std::size_t i = 0; i < n; ++i) ++order.class_begin[static_cast<std::size_t>(y[i]) + 1];
+  for (std::size_t c = 0; c < n_classes; ++c) order.class_begin[c + 1] += order.class_begin[c];
+  std::vector<std::size_t> next(order.class_begin.begin(), order.class_begin.end() - 1);
+  order.rows.resize(n);
+  for (std::size_t i = 0; i < n; ++i) order.rows[next[static_cast<std::size_t>(y[i])]++] = i;
+  order.y.resize(n);
+  for (std::size_t r = 0; r < n; ++r) order.y[r] = y[order.rows[r]];
+  if (sample_weight) {
+    order.w.resize(n);
+    for (std::size_t r = 0; r < n; ++r) order.w[r] = sample_weight[order.rows[r]];
+  }
+  return order;
+}
+
+// Default smoothing: one unit-weight sample's share, 1 / max(sum of sample weights, n), per class for
+// REBEL. Sample weights count as frequencies (weight 2 == the row twice gives the same model); weights
+// that sum to less than n (e.g. normalised to 1) fall back to 1 / n instead of over-smoothing. Both count
+// every participant's rows in a distributed fit.
+double default_smoothing(const TrainParams& params, std::size_t n_all, double weight_sum, bool weighted,
+                         std::size_t n_classes) {
+  if (params.smoothing >= 0) return params.smoothing;
+  const double weight_total = std::max(static_cast<double>(n_all), weighted ? weight_sum : 0.0);
+  const double per_class = params.loss == LossKind::kRebel ? static_cast<double>(n_classes) : 1.0;
+  return 1.0 / (per_class * weight_total);
+}
+
+// One fit's stages after the checks: the loss and the learner family are made (make_learners), the model
+// starts at the loss's bias (start_model), a warm start replays the stored learners (replay), then the
+// boosting loop adds learners (boost) until a stop rule holds. Each iteration ends in finish().
+template <typename T>
+class BoostingRun {
+ public:
+  BoostingRun(const TrainParams& params, const TrainOptions<T>& options, std::size_t n_classes)
+      : params_(params), options_(options), n_classes_(n_classes) {}
+
+  TrainResult run(MatrixView<T> X, const std::int32_t* y, const double* sample_weight) {
+    clock_.enter(util::Stage::kSetup);
+    check_params(params_);
+    Reducer* const reducer = options_.distributed ? options_.distributed->reducer : nullptr;
+    if (options_.distributed && (reducer == nullptr || params_.learner != LearnerKind::kTree || params_.weight_trim < 1.0))
+      throw InvalidArgument("distributed training needs a reducer and grows trees only (no similarities, no weight_trim)");
+    if (params_.criterion != 0 && params_.loss == LossKind::kRebel)
+      throw InvalidArgument("the gini and entropy criteria are available for the binary losses (AdaBoost, VEB-Boost) only");
+    const auto [n_all, weight_sum] = check_data(X.n_rows, X.n_cols, y, sample_weight, n_classes_, reducer);
+    n_threads_ = util::resolve_threads(params_.n_threads);
+    smoothing_ = default_smoothing(params_, n_all, weight_sum, sample_weight != nullptr, n_classes_);
+    make_learners(X, y, sample_weight, reducer);
+    start_model(X.n_cols);
+    clock_.enter(util::Stage::kOther);
+    if (replay()) return timed();
+    boost();
+    return timed();
+  }
+
+ private:
+  void make_learners(const MatrixView<T>& X, const std::int32_t* y, const double* sample_weight, Reducer* reducer) {
+    const bool sort_by_class = params_.loss == LossKind::kRebel || (params_.criterion != 0 && n_classes_ == 2);
+    if (sort_by_class) order_ = class_order(y, sample_weight, X.n_rows, n_classes_);
+    const std::int32_t* labels = sort_by_class ? order_.y.data() : y;
+    const double* weights = sort_by_class && sample_weight ? order_.w.data() : sample_weight;
+    loss_ = make_training_loss(params_, labels, weights, sample_weight != nullptr, X.n_rows, n_classes_, smoothing_,
+                               n_threads_, reducer);
+    const learner::TrainingRows training_rows{order_.rows, order_.class_begin, sample_weight};  // bin edges: X's order
+    clock_.enter(util::Stage::kBinning);
+    switch (params_.learner) {
+      case LearnerKind::kTree:
+        family_ = learner::make_tree_family(X, params_, training_rows, n_threads_, options_.distributed);
+        break;
+      case LearnerKind::kSimilarity:
+        family_ = learner::make_similarity_family(X, params_, training_rows, n_classes_, n_threads_);
+        break;
+      default:
+        throw InvalidArgument("unknown learner kind " + std::to_string(static_cast<std::uint32_t>(params_.learner)));
+    }
+    family_->set_stop_flag(options_.stop);
+    family_->set_stage_clock(&clock_);
+    clock_.enter(util::Stage::kSetup);
+  }
+
+  void start_model(std::size_t n_features) {
+    Model& model = result_.model;
+    model.loss = params_.loss;
+    model.g = params_.rebel_g;
+    model.n_features = static_cast<std::uint32_t>(n_features);
+    model.n_outputs = static_cast<std::uint32_t>(loss_->n_outputs());
+    family_->init_model(model);
+    model.bias = loss_->init_bias();
+    result_.stop_reason = "n_estimators";
+    score_bound_.resize(model.bias.size());  // |bias_k| + sum_t |step_tk| (Model::validate's bound)
+    for (std::size_t k = 0; k < score_bound_.size(); ++k) score_bound_[k] = std::fabs(model.bias[k]);
+    if (options_.init_model) check_init_model(*options_.init_model, model, params_);
+    // Eval sets are whole on every participant: their losses reduce nothing.
+    const auto make_loss = [this](const std::int32_t* labels, const double* weights, std::size_t n_rows) {
+      return make_training_loss(params_, labels, weights, weights != nullptr, n_rows, n_classes_, smoothing_, n_threads_,
+                                nullptr);
+    };
+    watch_ = std::make_unique<boost::EvalWatch<T>>(options_.eval_sets, model.bias, n_features, n_classes_, make_loss,
+                                                   *family_);
+  }
+
+  // Warm start: each stored learner's outputs on the training rows and its stored step bring the loss to the
+  // state it had after that iteration, exactly (the same f, step sums and update as when it was fitted).
+  // True when the fit stops there.
+  bool replay() {
+    if (!options_.init_model) return false;
+    const Model& init = *options_.init_model;
+    for (std::size_t t = 0; t < init.n_learners(); ++t) {
+      if (interrupted()) return true;
+      const loss::Loss::Step step = family_->replay(*loss_, init, t);
+      update(init.step(t), step);
+      IterationInfo info;
+      info.iteration = start_++;
+      info.weighted_error = step.weighted_error;
+      info.train_loss = loss_->value();
+      info.replayed = true;
+      if (!finish(init.step(t), std::move(info), step.perfect_fit)) return true;
+    }
+    return false;
+  }
+
+  void boost() {
+    for (int t = start_; t < params_.n_estimators; ++t) {
+      if (interrupted()) break;
+      IterationInfo info;
+      info.iteration = t;
+      const loss::Loss::Step step = family_->fit(*loss_, t, info);
+      if (interrupted()) break;  // the learner may be unfinished: dropped
+      if (!step.has_edge) {
+        result_.stop_reason = "no_edge";
+        break;
+      }
+      std::vector<double> a = step.step;
+      for (double& v : a) v *= params_.learning_rate;
+      std::string diverged = step_overflow(a, score_bound_, t);
+      if (diverged.empty()) {
+        const double before = loss_->value();
+        update(a, step);
+        info.train_loss = loss_->value();
+        diverged = loss_rise(before, info.train_loss, t, step.minimises);
+      }
+      if (!diverged.empty()) {  // the loss's state is spoilt; the model stays as it was before learner t
+        result_.stop_reason = "diverged";
+        result_.stop_message = diverged + " with learning_rate " + util::format_number(params_.learning_rate) +
+                               "; training stopped and kept the " + std::to_string(t) + " learners before it";
+        break;
+      }
+      if (!finish(a, std::move(info), step.perfect_fit)) break;
+    }
+  }
+
+  // Every kept learner, replayed or new, ends its iteration here (the loss already updated); false: stop,
+  // with stop_reason set.
+  bool finish(const std::vector<double>& a, IterationInfo info, bool perfect_fit) {
+    Model& model = result_.model;
+    family_->append(model, a, info);
+    for (std::size_t k = 0; k < score_bound_.size(); ++k) score_bound_[k] += std::fabs(a[k]);
+    const util::StageScope evaluation(&clock_, util::Stage::kEvaluation);
+    watch_->add(*family_, model, model.n_learners() - 1, info);
+    const bool go_on = !options_.callback || options_.callback(info);
+    info.eval_scores.clear();
+    result_.history.push_back(std::move(info));
+    if (!go_on) result_.stop_reason = "callback";
+    else if (perfect_fit) result_.stop_reason = "perfect_fit";
+    return go_on && !perfect_fit;
+  }
+
+  bool interrupted() {
+    const bool stop = options_.stop != nullptr && options_.stop->load(std::memory_order_relaxed);
+    if (stop) result_.stop_reason = "interrupted";
+    return stop;
+  }
+
+  void update(const std::vector<double>& a, const loss::Loss::Step& step) {
+    const util::StageScope stage(&clock_, util::Stage::kUpdate);
+    family_->apply(*loss_, a, step);
+  }
+
+  TrainResult timed() {
+    const std::array<util::StageTimes, util::kStageCount> times = clock_.times();
+    for (std::size_t s = 0; s < util::kStageCount; ++s)
+      result_.stage_seconds.push_back({util::kStageNames[s], times[s].wall, times[s].thread_cpu, times[s].process_cpu});
+    return std::move(result_);
+  }
+
+  const TrainParams& params_;
+  const TrainOptions<T>& options_;
+  const std::size_t n_classes_;
+  util::StageClock clock_;  // stages of this fit: TrainResult::stage_seconds
+  int n_threads_ = 1;
+  double smoothing_ = 0.0;
+  ClassOrder order_;
+  std::unique_ptr<loss::Loss> loss_;
+  std::unique_ptr<learner::Family<T>> family_;
+  std::unique_ptr<boost::EvalWatch<T>> watch_;
+  std::vector<double> score_bound_;
+  int start_ = 0;  // the first iteration boost() fits (after the replayed ones)
+  TrainResult result_;
+};
+
 }  // namespace
 
 template <typename T>
 TrainResult train(MatrixView<T> X, const std::int32_t* y, const double* sample_weight, std::size_t n_classes,
                   const TrainParams& params, const TrainOptions<T>& options) {
-  util::StageClock clock;  // stages of this fit: TrainResult::stage_seconds
-  clock.enter(util::Stage::kSetup);
-  check_params(params);
-  Reducer* const reducer = options.distributed ? options.distributed->reducer : nullptr;
-  if (options.distributed && (reducer == nullptr || params.learner != LearnerKind::kTree || params.weight_trim < 1.0))
-    throw InvalidArgument("distributed training needs a reducer and grows trees only (no similarities, no weight_trim)");
-  const auto [n_all, weight_sum] = check_data(X.n_rows, X.n_cols, y, sample_weight, n_classes, reducer);
-  const int n_threads = util::resolve_threads(params.n_threads);
-  const std::size_t n = X.n_rows;
-
-  // Default smoothing: one unit-weight sample's share, 1 / max(sum of sample weights, n), per class for
-  // REBEL. Sample weights count as frequencies (weight 2 == the row twice gives the same model); weights
-  // that sum to less than n (e.g. normalised to 1) fall back to 1 / n instead of over-smoothing. Both
-  // count every participant's rows in a distributed fit.
-  const double weight_total = std::max(static_cast<double>(n_all), sample_weight ? weight_sum : 0.0);
-  const bool multiclass = params.loss == LossKind::kRebel;
-  // Rows sorted by class: REBEL's root search and the impurity criteria (Gini, entropy) read class blocks.
-  const bool sort_by_class = multiclass || (params.criterion != 0 && n_classes == 2);
-  const double per_class = multiclass ? static_cast<double>(n_classes) : 1.0;
-  const double smoothing = params.smoothing < 0 ? 1.0 / (per_class * weight_total) : params.smoothing;
-
-  const double* original_weight = sample_weight;  // in X's row order, for the bin edges
-  // Train on rows sorted by class (stable) when class blocks are needed. The model does not depend on the
-  // row order (exact fixed-point sums, ties broken by feature and bin).
-  std::vector<std::size_t> rows;
-  std::vector<std::size_t> class_begin;
-  std::vector<std::int32_t> y_sorted;
-  std::vector<double> w_sorted;
-  if (params.criterion != 0 && params.loss == LossKind::kRebel)
-    throw InvalidArgument("the gini and entropy criteria are available for the binary losses (AdaBoost, VEB-Boost) only");
-  if (sort_by_class) {
-    class_begin.assign(n_classes + 1, 0);
-    for (std::size_t i = 0; i < n; ++i) ++class_begin[static_cast<std::size_t>(y[i]) + 1];
-    for (std::size_t c = 0; c < n_classes; ++c) class_begin[c + 1] += class_begin[c];
-    std::vector<std::size_t> next(class_begin.begin(), class_begin.end() - 1);
-    rows.resize(n);
-    for (std::size_t i = 0; i < n; ++i) rows[next[static_cast<std::size_t>(y[i])]++] = i;
-    y_sorted.resize(n);
-    for (std::size_t r = 0; r < n; ++r) y_sorted[r] = y[rows[r]];
-    y = y_sorted.data();
-    if (sample_weight) {
-      w_sorted.resize(n);
-      for (std::size_t r = 0; r < n; ++r) w_sorted[r] = sample_weight[rows[r]];
-      sample_weight = w_sorted.data();
-    }
-  }
-
-  // Eval sets are whole on every participant: their losses reduce nothing.
-  const auto make_loss = [&](const std::int32_t* labels, const double* weights, std::size_t n_rows) {
-    return make_training_loss(params, labels, weights, weights != nullptr, n_rows, n_classes, smoothing, n_threads,
-                              nullptr);
-  };
-  std::unique_ptr<loss::Loss> loss = make_training_loss(params, y, sample_weight, original_weight != nullptr, n,
-                                                        n_classes, smoothing, n_threads, reducer);
-  const auto stopped = [&] { return options.stop != nullptr && options.stop->load(std::memory_order_relaxed); };
-
-  const learner::TrainingRows training_rows{rows, class_begin, original_weight};
-  std::unique_ptr<learner::Family<T>> family;
-  clock.enter(util::Stage::kBinning);
-  switch (params.learner) {
-    case LearnerKind::kTree:
-      family = learner::make_tree_family(X, params, training_rows, n_threads, options.distributed);
-      break;
-    case LearnerKind::kSimilarity:
-      family = learner::make_similarity_family(X, params, training_rows, n_classes, n_threads);
-      break;
-    default:
-      throw InvalidArgument("unknown learner kind " + std::to_string(static_cast<std::uint32_t>(params.learner)));
-  }
-  family->set_stop_flag(options.stop);
-  family->set_stage_clock(&clock);
-  clock.enter(util::Stage::kSetup);
-
-  TrainResult result;
-  Model& model = result.model;
-  model.loss = params.loss;
-  model.g = params.rebel_g;
-  model.n_features = static_cast<std::uint32_t>(X.n_cols);
-  model.n_outputs = static_cast<std::uint32_t>(loss->n_outputs());
-  family->init_model(model);
-  model.bias = loss->init_bias();
-  result.stop_reason = "n_estimators";
-  std::vector<double> score_bound(model.bias.size());  // |bias_k| + sum_t |step_tk| (Model::validate's bound)
-  for (std::size_t k = 0; k < score_bound.size(); ++k) score_bound[k] = std::fabs(model.bias[k]);
-  if (options.init_model) check_init_model(*options.init_model, model, params);
-  boost::EvalWatch<T> watch(options.eval_sets, model.bias, X.n_cols, n_classes, make_loss, *family);
-
-  // Every kept learner, replayed or new, ends its iteration here (the loss already updated); false: stop,
-  // with stop_reason set.
-  const auto finish = [&](const std::vector<double>& a, IterationInfo info, bool perfect_fit) {
-    family->append(model, a, info);
-    for (std::size_t k = 0; k < score_bound.size(); ++k) score_bound[k] += std::fabs(a[k]);
-    const util::StageScope evaluation(&clock, util::Stage::kEvaluation);
-    watch.add(*family, model, model.n_learners() - 1, info);
-    const bool go_on = !options.callback || options.callback(info);
-    info.eval_scores.clear();
-    result.history.push_back(std::move(info));
-    if (!go_on) result.stop_reason = "callback";
-    else if (perfect_fit) result.stop_reason = "perfect_fit";
-    return go_on && !perfect_fit;
-  };
-  const auto interrupted = [&] {
-    if (stopped()) result.stop_reason = "interrupted";
-    return stopped();
-  };
-
-  const auto update = [&](const std::vector<double>& a, const loss::Loss::Step& step) {
-    const util::StageScope stage(&clock, util::Stage::kUpdate);
-    family->apply(*loss, a, step);
-  };
-  const auto timed = [&] {
-    const std::array<util::StageTimes, util::kStageCount> times = clock.times();
-    for (std::size_t s = 0; s < util::kStageCount; ++s)
-      result.stage_seconds.push_back({util::kStageNames[s], times[s].wall, times[s].thread_cpu, times[s].process_cpu});
-    return std::move(result);
-  };
-
-  // Warm start: each stored learner's outputs on the training rows and its stored step bring the loss to
-  // the state it had after that iteration, exactly (the same f, step sums and update as when it was fitted).
-  clock.enter(util::Stage::kOther);
-  int start = 0;
-  if (options.init_model) {
-    const Model& init = *options.init_model;
-    for (std::size_t t = 0; t < init.n_learners(); ++t) {
-      if (interrupted()) return timed();
-      const loss::Loss::Step step = family->replay(*loss, init, t);
-      update(init.step(t), step);
-      IterationInfo info;
-      info.iteration = start++;
-      info.weighted_error = step.weighted_error;
-      info.train_loss = loss->value();
-      info.replayed = true;
-      if (!finish(init.step(t), std::move(info), step.perfect_fit)) return timed();
-    }
-  }
-
-  for (int t = start; t < params.n_estimators; ++t) {
-    if (interrupted()) break;
-    IterationInfo info;
-    info.iteration = t;
-    const loss::Loss::Step step = family->fit(*loss, t, info);
-    if (interrupted()) break;  // the learner may be unfinished: dropped
-    if (!step.has_edge) {
-      result.stop_reason = "no_edge";
-      break;
-    }
-    std::vector<double> a = step.step;
-    for (double& v : a) v *= params.learning_rate;
-    std::string diverged = step_overflow(a, score_bound, t);
-    if (diverged.empty()) {
-      const double before = loss->value();
-      update(a, step);
-      info.train_loss = loss->value();
-      diverged = loss_rise(before, info.train_loss, t, step.minimises);
-    }
-    if (!diverged.empty()) {  // the loss's state is spoilt; the model stays as it was before learner t
-      result.stop_reason = "diverged";
-      result.stop_message = diverged + " with learning_rate " + util::format_number(params.learning_rate) +
-                            "; training stopped and kept the " + std::to_string(t) + " learners before it";
-      break;
-    }
-    if (!finish(a, std::move(info), step.perfect_fit)) break;
-  }
-  return timed();
+  return BoostingRun<T>(params, options, n_classes).run(X, y, sample_weight);
 }
 
 template TrainResult train<float>(MatrixView<float>, const std::int32_t*, const double*, std::size_t,
