@@ -7,6 +7,7 @@
 
 #include "data/bin_mapper.hpp"
 #include "learner/family.hpp"
+#include "learner/tree_covers.hpp"
 #include "rebelboost/error.hpp"
 #include "tree/grower.hpp"
 #include "util/parallel.hpp"
@@ -97,8 +98,9 @@ class TreeFamily final : public Family<T> {
  public:
   TreeFamily(MatrixView<T> X, const TrainParams& params, const TrainingRows& rows, int n_threads,
              const DistributedPart* distributed)
-      : X_(X), params_(params), rows_(rows.rows), n_(X.n_rows), d_(X.n_cols), n_threads_(n_threads),
-        global_rows_(distributed ? distributed->global_rows : nullptr),
+      : X_(X), params_(params), rows_(rows.rows), sample_weight_(rows.sample_weight), n_(X.n_rows), d_(X.n_cols),
+        n_threads_(n_threads), global_rows_(distributed ? distributed->global_rows : nullptr),
+        reducer_(distributed ? distributed->reducer : nullptr),
         bins_(params.n_bins, params.bin_subsample, params.bin_seed),
         binned_(fit_and_bin(bins_, X, rows, n_threads, distributed)),
         // A distributed part searches its rows, totals reduced over the participants (grower.hpp).
@@ -160,6 +162,9 @@ class TreeFamily final : public Family<T> {
 
   void append(Model& model, const std::vector<double>& a, IterationInfo& info) override {
     grown_.tree.step = a;
+    if (grown_.tree.cover.empty()) {  // a new tree, or a replayed one from a file without covers
+      grown_.tree.cover = tree_covers(grown_.tree, X_, sample_weight_, n_threads_, reducer_);
+    }
     info.tree_depth = grown_.tree.depth();
     model.trees.push_back(std::move(grown_.tree));
   }
@@ -211,10 +216,12 @@ class TreeFamily final : public Family<T> {
   MatrixView<T> X_;
   const TrainParams& params_;
   const std::vector<std::size_t>& rows_;
+  const double* sample_weight_;  // the fit's sample weights in X's row order (null: 1 per row), for covers
   std::size_t n_;
   std::size_t d_;
   int n_threads_;
   const std::uint64_t* global_rows_;  // distributed: the global index of each of X's rows
+  Reducer* reducer_;                  // distributed: totals the covers over the participants
   util::StageClock* clock_ = nullptr;
   data::BinMapper bins_;
   data::BinnedMatrix binned_;
