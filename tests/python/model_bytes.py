@@ -28,7 +28,7 @@ def fnv1a(data: bytes) -> int:
     return h
 
 
-VERSION = 3  # the version this build writes (2 named the learner family, 3 added the soft cascade section)
+VERSION = 4  # the version this build writes (2 named the learner family, 3 added the soft cascade section, 4 covers)
 
 
 def wrap(payload: bytes, version: int = VERSION) -> bytes:
@@ -41,6 +41,7 @@ class Tree:
     step: np.ndarray  # float64, K entries
     nodes: np.ndarray  # NODE records
     declared_nodes: int | None = None  # the node count written (default: len(nodes))
+    cover: np.ndarray | None = None  # version 4: float64 per node, written when the model's covers flag is 1
 
 
 @dataclass
@@ -81,6 +82,7 @@ class Parts:
     version: int = VERSION
     cascade_every: int = 0  # version >= 3: the soft cascade (thresholds (n_checkpoints, classes))
     cascade_thresholds: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    covers_flag: int | None = None  # version 4; default: 1 when the first tree has covers
 
     def payload(self) -> bytes:
         out = [struct.pack("<IIII", self.loss, self.n_features, self.n_outputs, self.learner),
@@ -89,10 +91,17 @@ class Parts:
             out.append(self.similarities.payload())
         else:
             out.append(struct.pack("<Q", len(self.trees) if self.declared_trees is None else self.declared_trees))
+            if self.version >= 4:
+                flag = self.covers_flag
+                if flag is None:
+                    flag = int(bool(self.trees) and self.trees[0].cover is not None)
+                out.append(struct.pack("<II", flag, 0))
             for tree in self.trees:
                 count = len(tree.nodes) if tree.declared_nodes is None else tree.declared_nodes
                 out += [struct.pack("<I", count), np.asarray(tree.step, "<f8").tobytes(),
                         np.asarray(tree.nodes, NODE).tobytes()]
+                if self.version >= 4 and tree.cover is not None:
+                    out.append(np.asarray(tree.cover, "<f8").tobytes())
         if self.version >= 3:
             classes = 2 if self.n_outputs == 1 else self.n_outputs
             thresholds = np.asarray(self.cascade_thresholds, "<f8").ravel()
@@ -110,9 +119,14 @@ class Parts:
         return [tree.step for tree in self.trees]
 
 
-def _parse_trees(payload, at, n_outputs):
+def _parse_trees(payload, at, n_outputs, version):
     (n_trees,) = struct.unpack_from("<Q", payload, at)
     at += 8
+    covers = False
+    if version >= 4:
+        (flag,) = struct.unpack_from("<I", payload, at)
+        covers = flag == 1
+        at += 8
     trees = []
     for _ in range(n_trees):
         (n_nodes,) = struct.unpack_from("<I", payload, at)
@@ -121,7 +135,11 @@ def _parse_trees(payload, at, n_outputs):
         at += 8 * n_outputs
         nodes = np.frombuffer(payload, NODE, n_nodes, at).copy()
         at += NODE.itemsize * n_nodes
-        trees.append(Tree(step, nodes))
+        cover = None
+        if covers:
+            cover = np.frombuffer(payload, "<f8", n_nodes, at).copy()
+            at += 8 * n_nodes
+        trees.append(Tree(step, nodes, cover=cover))
     return trees, at
 
 
@@ -144,7 +162,7 @@ def _parse_similarities(payload, at, d, n_outputs):
 
 
 def parse(data: bytes) -> Parts:
-    """A valid file taken apart (format versions 1 to 3)."""
+    """A valid file taken apart (format versions 1 to 4)."""
     (version,) = struct.unpack_from("<I", data, 8)
     payload = data[HEADER:-8]
     loss, n_features, n_outputs, learner = struct.unpack_from("<IIII", payload, 0)
@@ -159,7 +177,7 @@ def parse(data: bytes) -> Parts:
     if learner == SIMILARITIES:
         parts.similarities, at = _parse_similarities(payload, at, n_features, n_outputs)
     else:
-        parts.trees, at = _parse_trees(payload, at, n_outputs)
+        parts.trees, at = _parse_trees(payload, at, n_outputs, version)
     if version >= 3:
         parts.cascade_every, classes, n_checkpoints = struct.unpack_from("<IIQ", payload, at)
         at += 16
@@ -167,6 +185,15 @@ def parse(data: bytes) -> Parts:
         at += 8 * n_checkpoints * classes
     assert at == len(payload), f"not a file of format version {version}"
     return parts
+
+
+def without_covers(data: bytes) -> bytes:
+    """The same file with its trees' covers dropped: to compare the models of fits whose sample weights
+    differ by a constant factor (the trees and steps are the same; the covers scale with the weights)."""
+    parts = parse(data)
+    for tree in parts.trees:
+        tree.cover = None
+    return parts.file()
 
 
 def chain(depth: int, n_features: int, step: float) -> Tree:

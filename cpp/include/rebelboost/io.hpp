@@ -18,8 +18,8 @@
 namespace rebelboost {
 
 // 2: the header's reserved field names the learner family; similarity models. 3: the soft cascade section.
-// Every earlier version still loads.
-inline constexpr std::uint32_t kFormatVersion = 3;
+// 4: node covers (Tree::cover) after each tree's nodes. Every earlier version still loads (without covers).
+inline constexpr std::uint32_t kFormatVersion = 4;
 
 // Model -> bytes of the file format.
 std::string serialize(const Model& model);

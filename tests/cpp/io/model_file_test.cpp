@@ -75,6 +75,7 @@ struct RawTree {
   std::optional<std::uint32_t> declared_nodes;  // default: nodes.size()
   std::vector<double> step;
   std::vector<RawNode> nodes;
+  std::vector<double> covers;  // version 4: written after the nodes when the model's covers flag is 1
 };
 
 struct RawModel {
@@ -84,23 +85,30 @@ struct RawModel {
   std::optional<std::uint64_t> declared_metadata;  // default: metadata.size()
   std::optional<std::uint64_t> declared_trees;     // default: trees.size()
   std::vector<RawTree> trees;
+  std::optional<std::uint32_t> covers_flag;  // version 4; default: 1 when the first tree has covers
+  std::uint32_t covers_padding = 0;
   std::uint32_t cascade_every = 0;         // version 3: the soft cascade section
   std::vector<double> cascade_thresholds;  // n_checkpoints x classes
   std::string after_trees;  // extra payload bytes after the last section
 };
 
-// The payload in the layout of `version` (before 3: no cascade section).
+// The payload in the layout of `version` (before 3: no cascade section; before 4: no covers).
 std::string payload_of(const RawModel& m, std::uint32_t version = 1) {
   Bytes b;
   b.put(m.loss).put(m.n_features).put(m.n_outputs).put(m.reserved);
   for (double v : m.bias) b.put(v);
   b.put<std::uint64_t>(m.declared_metadata.value_or(m.metadata.size())).raw(m.metadata);
   b.put<std::uint64_t>(m.declared_trees.value_or(m.trees.size()));
+  if (version >= 4)
+    b.put<std::uint32_t>(m.covers_flag.value_or(!m.trees.empty() && !m.trees[0].covers.empty() ? 1 : 0))
+        .put(m.covers_padding);
   for (const RawTree& t : m.trees) {
     b.put<std::uint32_t>(t.declared_nodes.value_or(static_cast<std::uint32_t>(t.nodes.size())));
     for (double v : t.step) b.put(v);
     for (const RawNode& n : t.nodes)
       b.put(n.feature).put(n.nan_left).put(n.value).put(n.padding).put(n.left).put(n.right).put(n.threshold).put(n.gain);
+    if (version >= 4)
+      for (double c : t.covers) b.put(c);
   }
   if (version >= 3) {
     const std::uint32_t classes = m.n_outputs == 1 ? 2 : m.n_outputs;
@@ -154,6 +162,7 @@ RawModel raw_of(const Model& model) {
       rn.gain = n.gain;
       rt.nodes.push_back(rn);
     }
+    rt.covers = t.cover;
     r.trees.push_back(rt);
   }
   r.cascade_every = model.cascade.every;
