@@ -196,7 +196,7 @@ def without_covers(data: bytes) -> bytes:
     return parts.file()
 
 
-def chain(depth: int, n_features: int, step: float) -> Tree:
+def chain(depth: int, n_features: int, step: float, covers: bool = False) -> Tree:
     """A depth-`depth` chain of 2 depth + 1 nodes (each split's right child a leaf): lopsided, so a complete
     level-order copy of it would take 2^(depth + 1) - 1 entries."""
     nodes = np.zeros(2 * depth + 1, NODE)
@@ -204,4 +204,9 @@ def chain(depth: int, n_features: int, step: float) -> Tree:
         nodes[2 * i] = (i % n_features, i % 2, 0, 0, 2 * i + 2, 2 * i + 1, 0.25 * (i % 5) - 0.5, 0.01)
         nodes[2 * i + 1] = (-1, 0, 1 if i % 3 == 0 else -1, 0, 0, 0, 0.0, 0.0)
     nodes[2 * depth] = (-1, 0, 1, 0, 0, 0, 0.0, 0.0)
-    return Tree(np.array([step]), nodes)
+    # Covers that halve at every split (2^depth at the root), for models whose trees hold covers.
+    cover = np.zeros(2 * depth + 1)
+    for i in range(depth):
+        cover[2 * i], cover[2 * i + 1] = 2.0 ** (depth - i), 2.0 ** (depth - i - 1)
+    cover[2 * depth] = 1.0
+    return Tree(np.array([step]), nodes, cover=cover if covers else None)

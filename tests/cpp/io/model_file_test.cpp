@@ -743,13 +743,13 @@ TEST(ModelFileHostile, CascadeSection) {
   EXPECT_EQ(from_bytes(file_of(m)).cascade.thresholds, (std::vector<double>{0.5, 0.5}));
   Bytes b;  // every 1, 3 classes for a binary model
   b.put<std::uint32_t>(1).put<std::uint32_t>(3).put<std::uint64_t>(0);
-  expect_rejected(file_of(payload_of(base_model(), 1) + b.str()), "cascade for 3 classes");
+  expect_rejected(file_of(payload_of(base_model(), 1) + b.str(), version(3)), "cascade for 3 classes");
   Bytes huge;  // 2^61 checkpoints
   huge.put<std::uint32_t>(1).put<std::uint32_t>(2).put<std::uint64_t>(std::uint64_t{1} << 61);
-  expect_rejected(file_of(payload_of(base_model(), 1) + huge.str()), "cascade checkpoint count");
+  expect_rejected(file_of(payload_of(base_model(), 1) + huge.str(), version(3)), "cascade checkpoint count");
   Bytes empty;  // no checkpoints, yet checked every 5 learners
   empty.put<std::uint32_t>(5).put<std::uint32_t>(2).put<std::uint64_t>(0);
-  expect_rejected(file_of(payload_of(base_model(), 1) + empty.str()), "empty cascade");
+  expect_rejected(file_of(payload_of(base_model(), 1) + empty.str(), version(3)), "empty cascade");
   m.cascade_thresholds = {std::nan(""), 0.5};
   expect_rejected(file_of(m), "cascade threshold 0");
   m.cascade_thresholds = {0.5, 0.5, 0.5, 0.5};  // a checkpoint at learner 2 of the 2 trees
