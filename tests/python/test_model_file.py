@@ -349,9 +349,17 @@ def _old_to_json(estimator):
     """The export as it was built before it streamed: the whole document in memory, one json.dumps."""
     import json
 
+    from rebelboost.serialization import _metadata
+
     model = estimator._model
-    doc = {"loss": model.loss, "learner": model.learner, "n_features": model.n_features,
-           "classes": estimator.classes_.tolist(), "bias": model.bias.tolist()}
+    names = getattr(estimator, "feature_names_in_", None)
+    doc = {"schema": "rebelboost.model", "schema_version": 1, "estimator": type(estimator).__name__,
+           "loss": model.loss, "loss_key": model.loss_key, "learner": model.learner, "n_features": model.n_features,
+           "n_outputs": model.n_outputs, "classes": estimator.classes_.tolist(),
+           "feature_names": None if names is None else list(names), "bias": model.bias.tolist(),
+           "cascade": None if model.cascade is None else {"every": model.cascade[0],
+                                                          "thresholds": model.cascade[1].tolist()},
+           "metadata": json.loads(_metadata(estimator))}
     if model.learner == "tree":
         doc["trees"] = [{key: np.asarray(val).tolist() for key, val in tree.items()} for tree in model.trees()]
     else:
