@@ -69,7 +69,8 @@ double unwound_sum(const Element* m, std::size_t depth, std::size_t index) {
 
 }  // namespace
 
-TreeShap::TreeShap(const Model& model, std::size_t n_trees) : K_(model.n_outputs), d_(model.n_features) {
+TreeShap::TreeShap(const Model& model, std::size_t n_trees, std::size_t table_budget)
+    : K_(model.n_outputs), d_(model.n_features) {
   if (model.learner != LearnerKind::kTree)
     throw InvalidArgument("per-feature contributions are defined for tree models; a similarity learner depends on "
                           "the whole distance between a row and its anchors, not on single features");
@@ -81,6 +82,7 @@ TreeShap::TreeShap(const Model& model, std::size_t n_trees) : K_(model.n_outputs
   expected_ = model.bias;
   tree_begin_.push_back(0);
   features_begin_.push_back(0);
+  leaves_begin_.push_back(0);
   std::vector<double> reach;  // probability of reaching each node of a tree with no feature known
   for (std::size_t t = 0; t < T; ++t) {
     const Tree& tree = model.trees[t];
@@ -111,7 +113,79 @@ TreeShap::TreeShap(const Model& model, std::size_t n_trees) : K_(model.n_outputs
     max_depth_ = std::max(max_depth_, static_cast<std::size_t>(tree.depth()));
     tree_begin_.push_back(nodes_.size());
     features_begin_.push_back(tree_features_.size());
+    build_tables(t, first_feature, table_budget);
+    leaves_begin_.push_back(leaves_.size());
   }
+}
+
+bool TreeShap::build_tables(std::size_t t, std::size_t first_feature, std::size_t& budget) {
+  const ShapNode* tree = nodes_.data() + tree_begin_[t];
+  const std::size_t n = tree_begin_[t + 1] - tree_begin_[t];
+  if (tree[0].feature < 0) return true;  // a single leaf contributes nothing
+  std::vector<std::uint32_t> parent(n, 0);
+  for (std::uint32_t i = 0; i < n; ++i)
+    if (tree[i].feature >= 0) parent[tree[i].left] = parent[tree[i].right] = i;
+  // Each leaf's path from the root, and the entries its table needs: 2^u x u for u distinct features.
+  std::vector<std::vector<std::uint32_t>> paths;
+  std::size_t size = 0;
+  for (std::uint32_t leaf = 1; leaf < n; ++leaf) {
+    if (tree[leaf].feature >= 0) continue;
+    std::vector<std::uint32_t> path{leaf};
+    for (std::uint32_t i = leaf; i != 0;) path.push_back(i = parent[i]);
+    std::reverse(path.begin(), path.end());
+    std::vector<std::int32_t> distinct;
+    for (std::size_t p = 0; p + 1 < path.size(); ++p)
+      if (std::find(distinct.begin(), distinct.end(), tree[path[p]].feature) == distinct.end())
+        distinct.push_back(tree[path[p]].feature);
+    if (distinct.size() > 16) return false;
+    size += (std::size_t{1} << distinct.size()) * distinct.size();
+    if (size > kTreeTableLimit || size > budget) return false;
+    paths.push_back(std::move(path));
+  }
+  budget -= size;
+  for (const std::vector<std::uint32_t>& path : paths) build_leaf_table(tree, path, first_feature);
+  return true;
+}
+
+void TreeShap::build_leaf_table(const ShapNode* tree, const std::vector<std::uint32_t>& path,
+                                std::size_t first_feature) {
+  TableLeaf leaf{static_cast<std::uint32_t>(checks_.size()), 0, static_cast<std::uint32_t>(slot_features_.size()), 0,
+                 tables_.size()};
+  std::vector<std::int32_t> features;  // the path's distinct features, in order of first split
+  std::vector<double> zero;            // per feature: the probability of the path with the feature unknown
+  for (std::size_t p = 0; p + 1 < path.size(); ++p) {
+    const ShapNode& n = tree[path[p]];
+    const bool left = path[p + 1] == n.left;
+    const auto slot = static_cast<std::size_t>(std::find(features.begin(), features.end(), n.feature) - features.begin());
+    if (slot == features.size()) {
+      features.push_back(n.feature);
+      zero.push_back(1.0);
+    }
+    zero[slot] *= left ? n.left_fraction : n.right_fraction;
+    checks_.push_back(LeafCheck{path[p], static_cast<std::uint8_t>(left), static_cast<std::uint8_t>(slot)});
+  }
+  const std::size_t u = features.size();
+  const auto local_begin = tree_features_.begin() + static_cast<std::ptrdiff_t>(first_feature);
+  for (std::int32_t f : features)
+    slot_features_.push_back(static_cast<std::uint16_t>(std::find(local_begin, tree_features_.end(), f) - local_begin));
+  leaf.checks_end = static_cast<std::uint32_t>(checks_.size());
+  leaf.n_slots = static_cast<std::uint32_t>(u);
+  tables_.resize(tables_.size() + (std::size_t{1} << u) * u, 0.0);
+  std::vector<PathElement> m(u + 1);
+  const double value = tree[path.back()].value;
+  for (std::size_t mask = 0; mask < (std::size_t{1} << u); ++mask) {
+    extend(m.data(), 0, 1.0, 1.0, -1);
+    bool reachable = true;  // a feature x does not follow and no training weight follows: every share is 0
+    for (std::size_t i = 0; i < u; ++i) {
+      const double one = static_cast<double>(mask >> i & 1u);
+      reachable = reachable && (one != 0.0 || zero[i] != 0.0);
+      extend(m.data(), i + 1, zero[i], one, features[i]);
+    }
+    if (!reachable) continue;
+    for (std::size_t i = 0; i < u; ++i)
+      tables_[leaf.table + mask * u + i] = unwound_sum(m.data(), u, i + 1) * (m[i + 1].one_fraction - zero[i]) * value;
+  }
+  leaves_.push_back(leaf);
 }
 
 template <typename T>
@@ -152,9 +226,33 @@ void TreeShap::recurse(const ShapNode* tree, std::uint32_t node, const T* x, std
 }
 
 struct TreeShap::Scratch {
-  std::vector<PathElement> path;  // (max depth + 1)(max depth + 2) / 2 elements: every level's copy
-  std::vector<double> phi;        // d: one tree's contributions of a +-1 output
+  std::vector<PathElement> path;    // (max depth + 1)(max depth + 2) / 2 elements: every level's copy
+  std::vector<double> phi;          // d: one tree's contributions of a +-1 output (the recursion)
+  std::vector<std::uint8_t> left;   // per node of a tree: whether x goes left (the tables)
+  std::vector<double> local;        // per distinct feature of a tree: its contribution (the tables)
 };
+
+template <typename T>
+void TreeShap::tabled(std::size_t t, const T* x, std::ptrdiff_t stride, Scratch& s) const {
+  const ShapNode* tree = nodes_.data() + tree_begin_[t];
+  const std::size_t n = tree_begin_[t + 1] - tree_begin_[t];
+  // Every node's direction, leaves included (they read feature 0 and are never checked): no branch on the
+  // tree's shape, which varies from tree to tree.
+  for (std::size_t i = 0; i < n; ++i) {
+    const ShapNode& node = tree[i];
+    const T v = x[static_cast<std::ptrdiff_t>(node.feature < 0 ? 0 : node.feature) * stride];
+    s.left[i] = (v != v) ? node.nan_left : static_cast<std::uint8_t>(static_cast<double>(v) <= node.threshold);
+  }
+  for (std::size_t l = leaves_begin_[t]; l < leaves_begin_[t + 1]; ++l) {
+    const TableLeaf& leaf = leaves_[l];
+    std::uint32_t mask = (1u << leaf.n_slots) - 1u;
+    for (std::uint32_t c = leaf.checks_begin; c < leaf.checks_end; ++c)  // a wrong turn clears the slot's bit
+      mask &= ~(static_cast<std::uint32_t>(s.left[checks_[c].node] ^ checks_[c].left) << checks_[c].slot);
+    const double* shares = tables_.data() + leaf.table + static_cast<std::size_t>(mask) * leaf.n_slots;
+    const std::uint16_t* slots = slot_features_.data() + leaf.slots_begin;
+    for (std::uint32_t i = 0; i < leaf.n_slots; ++i) s.local[slots[i]] += shares[i];
+  }
+}
 
 template <typename T>
 void TreeShap::row(const T* x, std::ptrdiff_t stride, Scratch& s, double* out) const {
@@ -166,12 +264,17 @@ void TreeShap::row(const T* x, std::ptrdiff_t stride, Scratch& s, double* out) c
   for (std::size_t t = 0; t + 1 < tree_begin_.size(); ++t) {
     const ShapNode* tree = nodes_.data() + tree_begin_[t];
     if (tree[0].feature < 0) continue;  // a single leaf: f is constant, every contribution 0
-    recurse(tree, 0, x, stride, s.path.data(), 0, 1.0, 1.0, -1, s.phi.data());
+    const bool table = leaves_begin_[t] != leaves_begin_[t + 1];
+    if (table)
+      tabled(t, x, stride, s);
+    else
+      recurse(tree, 0, x, stride, s.path.data(), 0, 1.0, 1.0, -1, s.phi.data());
     const double* a = steps_.data() + t * K_;
     for (std::size_t f = features_begin_[t]; f < features_begin_[t + 1]; ++f) {
       const auto j = static_cast<std::size_t>(tree_features_[f]);
-      for (std::size_t k = 0; k < K_; ++k) out[k * d1 + j] += a[k] * s.phi[j];
-      s.phi[j] = 0.0;
+      double& phi = table ? s.local[f - features_begin_[t]] : s.phi[j];
+      for (std::size_t k = 0; k < K_; ++k) out[k * d1 + j] += a[k] * phi;
+      phi = 0.0;
     }
   }
 }
@@ -186,7 +289,8 @@ void TreeShap::contributions(MatrixView<T> X, double* out, int n_threads) const 
   // Work per row: about (depth + 1)^2 steps per node of every tree.
   const std::size_t work = X.n_rows * nodes_.size() * (max_depth_ + 1) * (max_depth_ + 1);
   util::parallel_for(static_cast<std::ptrdiff_t>(n_blocks), util::threads_for(work, n_threads), [&](std::ptrdiff_t b) {
-    Scratch s{std::vector<PathElement>(path_size), std::vector<double>(d_, 0.0)};
+    Scratch s{std::vector<PathElement>(path_size), std::vector<double>(d_, 0.0), std::vector<std::uint8_t>(kMaxTreeNodes),
+              std::vector<double>(kMaxTreeNodes, 0.0)};
     const std::size_t begin = static_cast<std::size_t>(b) * kBlock, end = std::min(X.n_rows, begin + kBlock);
     for (std::size_t r = begin; r < end; ++r)
       row(X.data + static_cast<std::ptrdiff_t>(r) * X.row_stride, X.col_stride, s, out + r * width());

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "predict/tree_shap.hpp"
 #include "rebelboost/error.hpp"
 #include "rebelboost/predict.hpp"
 #include "rebelboost/train.hpp"
@@ -92,6 +93,10 @@ TEST_P(TreeShapCases, SumsToTheScoresAndAgreesWithBruteForce) {
       for (std::size_t j = 0; j <= d; ++j) sum += phi[r * W + k * (d + 1) + j];
       EXPECT_LE(std::fabs(sum - scores[r * K + k]), 1e-12 * scale[k]) << "row " << r << " class " << k;
     }
+  // The leaf tables (the default for shallow trees) and Algorithm 2's recursion agree.
+  std::vector<double> walked(phi.size());
+  predict::TreeShap(m, kAllLearners, 0).contributions(X.c_view(), walked.data(), 1);
+  for (std::size_t i = 0; i < phi.size(); ++i) EXPECT_NEAR(phi[i], walked[i], 1e-12 * scale[(i % W) / (d + 1)]) << i;
   for (std::size_t r = 0; r < 5; ++r) {
     std::vector<double> expected(W, 0.0);
     for (std::size_t k = 0; k < K; ++k) expected[k * (d + 1) + d] = m.bias[k];
