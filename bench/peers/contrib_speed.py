@@ -66,6 +66,7 @@ def main(argv=None):
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--classes", type=int, nargs="+", default=[2, 10])
     parser.add_argument("--name", default="contrib_speed")
+    parser.add_argument("--out", default=None, help="results folder (default: bench/results)")
     args = parser.parse_args(argv)
     env = environment(args.threads)
     rows = [one_problem(k, args) for k in args.classes]
@@ -74,7 +75,10 @@ def main(argv=None):
              f"model (LightGBM multi-class: {args.trees} per class), contributions of {args.rows} other rows on "
              f"{args.threads} threads, best of {args.repeats} interleaved rounds after a warm-up; the contribution "
              "call only (bench/peers/contrib_speed.py).", "", *markdown_table(rows)]
-    record(args.name, rows, lines, threads=args.threads, env=env)
+    if args.out:
+        record(args.name, rows, lines, out_dir=args.out, threads=args.threads, env=env)
+    else:
+        record(args.name, rows, lines, threads=args.threads, env=env)
     print("\n".join(lines))
 
 

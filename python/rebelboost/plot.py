@@ -121,14 +121,14 @@ def _feature_colours(column):
 def plot_contributions(estimator, X, target=None, max_num_features=None, ax=None):
     """A beeswarm summary of ``decision_function(X, pred_contrib=True)``: one row of points per feature,
     each point one row of X at its contribution (x axis), coloured by the feature's value (its rank among
-    X's values: blue low, red high; grey NaN); features ordered by mean |contribution|, largest at the top.
+    X's values: blue low, red high; grey NaN); features ordered by their mean absolute contribution, largest at
+    the top. Tree models with node covers only (see ``decision_function``).
 
     target : class label, optional
         For REBEL with more than 2 classes, the class whose score is explained (required there); binary
         models explain their one score.
     max_num_features : int, optional
-        Keep that many features with the largest mean |contribution| (None: all).
-    Tree models with node covers only (see ``decision_function``).
+        Keep that many features with the largest mean absolute contribution (None: all).
     """
     check_is_fitted(estimator)
     contrib = estimator.decision_function(X, pred_contrib=True)
