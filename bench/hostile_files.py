@@ -154,7 +154,8 @@ def deep_chain(parts, rng):
     if parts.similarities is not None:
         return similarity_numbers(parts, rng)
     depth = int(rng.choice([9, 12, 100, 255]))
-    parts.trees.append(_steps(chain(depth, max(1, min(parts.n_features, 4)), 0.01), len(parts.bias)))
+    covers = bool(parts.trees) and parts.trees[0].cover is not None  # covers are on every tree or none
+    parts.trees.append(_steps(chain(depth, max(1, min(parts.n_features, 4)), 0.01, covers), len(parts.bias)))
 
 
 def many_deep_chains(parts, rng):
@@ -172,7 +173,11 @@ def full_trees(parts, rng):
     for i in range(255):
         nodes[i] = (i % max(1, min(parts.n_features, 4)), i % 2, 0, 0, 2 * i + 1, 2 * i + 2, rng.normal(), 0.01)
     nodes[255:] = [(-1, 0, 1 if i % 2 else -1, 0, 0, 0, 0.0, 0.0) for i in range(256)]
-    parts.trees += [_steps(Tree(np.array([0.01]), nodes), len(parts.bias)) for _ in range(int(rng.choice([1, 200])))]
+    cover = None
+    if parts.trees and parts.trees[0].cover is not None:  # covers are on every tree or none: halving ones
+        cover = 2.0 ** -np.floor(np.log2(np.arange(1, 512)))
+    parts.trees += [_steps(Tree(np.array([0.01]), nodes, cover=cover), len(parts.bias))
+                    for _ in range(int(rng.choice([1, 200])))]
 
 
 def _steps(tree, k):

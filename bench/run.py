@@ -33,6 +33,8 @@ SUITE = {
     "predict_peers": ("bench/peers/compare_predict.py", [], []),
     "predict_batch": ("bench/peers/predict_batch.py", ["--repeats", "1"], []),
     "early_stop": ("bench/peers/early_stop.py", ["--repeats", "1"], []),
+    "contrib_speed": ("bench/peers/contrib_speed.py",
+                      ["--rows", "5000", "--trees", "50", "--repeats", "1", "--out", "{out}"], []),
     "quickboost_panel": ("bench/peers/quickboost_panel.py", ["--iters", "50", "--rebel-iters", "20", "--repeats", "1"], []),
     "scaling": ("bench/peers/scaling.py",
                 ["--repeats", "1", "--tasks", "synthetic", "--trees", "5", "--threads", "1,2", "--out", "{out}/scaling.md"],

@@ -67,6 +67,23 @@ py::array_t<double> decision(const PyModel& pm, const py::array& X, int n_thread
   return out;
 }
 
+// Per-feature contributions (n, K, n_features + 1): TreeSHAP, the expected value last.
+py::array_t<double> contributions(const PyModel& pm, const py::array& X, int n_threads, long n_trees, bool check_inf) {
+  const std::shared_ptr<const Predictor> predictor = pm.predictor();
+  const Model& model = pm.model();
+  const auto shape = {static_cast<py::ssize_t>(n_rows_of(X)), static_cast<py::ssize_t>(model.n_outputs),
+                      static_cast<py::ssize_t>(model.n_features) + 1};
+  py::array_t<double> out(shape);
+  double* dst = out.mutable_data();
+  with_view(X, [&](auto view) {
+    py::gil_scoped_release release;
+    if (check_inf) reject_inf(view, n_threads);
+    predictor->contributions(view, dst, learners(n_trees), n_threads);
+    return 0;
+  });
+  return out;
+}
+
 py::object predict(const PyModel& pm, const py::array& X, int n_threads, long n_trees, bool return_n_learners,
                    bool check_inf, bool early_exit, std::size_t check_every, bool cascade) {
   const std::shared_ptr<const Predictor> predictor = pm.predictor();
@@ -206,9 +223,59 @@ py::list trees_as_dicts(const PyModel& pm, std::size_t first, long count) {
     d["value"] = value;
     d["gain"] = gain;
     d["step"] = py::array_t<double>(static_cast<py::ssize_t>(tree.step.size()), tree.step.data());
+    if (!tree.cover.empty())  // absent for trees from files older than format version 5
+      d["cover"] = py::array_t<double>(static_cast<py::ssize_t>(tree.cover.size()), tree.cover.data());
     out.append(d);
   }
   return out;
+}
+
+template <typename U>
+using Column = py::array_t<U, py::array::c_style | py::array::forcecast>;
+
+template <typename U>
+std::vector<U> column(const py::dict& d, const char* key, std::size_t n, const std::string& where) {
+  const Column<U> a = d[key].cast<Column<U>>();
+  if (a.ndim() != 1 || static_cast<std::size_t>(a.shape(0)) != n)
+    throw ModelFileError(where + "'" + key + "' has " + std::to_string(a.size()) + " entries, expected " + std::to_string(n));
+  return std::vector<U>(a.data(), a.data() + n);
+}
+
+// A tree model from its arrays (rebelboost.from_json; the Python layer checks types and ranges first):
+// each tree a dict of equally long node arrays plus its step and (optional) covers, no cascade (add it with
+// Model.with_cascade). Model::validate then
+// checks every index, size and value as the file loader does (ModelFileError).
+PyModel from_trees(const std::string& loss_key, std::uint32_t n_features, const Column<double>& bias,
+                   const py::list& trees, const py::bytes& metadata) {
+  Model m;
+  m.loss = loss_key == "adaboost" ? LossKind::kAdaBoost : loss_key == "veb" ? LossKind::kVebBoost
+           : loss_key == "rebel" ? LossKind::kRebel : throw ModelFileError("unknown loss '" + loss_key + "'");
+  m.n_features = n_features;
+  m.n_outputs = static_cast<std::uint32_t>(bias.size());
+  if (m.n_outputs == 0 || m.n_outputs > kMaxClasses) throw ModelFileError("bias must hold 1 to kMaxClasses entries");
+  if (static_cast<std::size_t>(trees.size()) > kMaxTrees) throw ModelFileError("more trees than the limit kMaxTrees");
+  m.bias.assign(bias.data(), bias.data() + bias.size());
+  m.metadata = std::string(metadata);
+  for (const py::handle item : trees) {
+    const py::dict d = item.cast<py::dict>();
+    const std::string where = "tree " + std::to_string(m.trees.size()) + ": ";
+    const auto n = static_cast<std::size_t>(py::len(d["feature"]));
+    if (n == 0 || n > kMaxTreeNodes) throw ModelFileError(where + std::to_string(n) + " nodes (1 to kMaxTreeNodes)");
+    Tree t;
+    const auto feature = column<std::int32_t>(d, "feature", n, where);
+    const auto nan_left = column<std::uint8_t>(d, "nan_left", n, where);
+    const auto value = column<std::int8_t>(d, "value", n, where);
+    const auto left = column<std::uint32_t>(d, "left", n, where), right = column<std::uint32_t>(d, "right", n, where);
+    const auto threshold = column<double>(d, "threshold", n, where), gain = column<double>(d, "gain", n, where);
+    t.nodes.resize(n);
+    for (std::size_t i = 0; i < n; ++i)
+      t.nodes[i] = Node{feature[i], nan_left[i], value[i], left[i], right[i], threshold[i], gain[i]};
+    t.step = column<double>(d, "step", m.n_outputs, where);
+    if (d.contains("cover") && !d["cover"].is_none()) t.cover = column<double>(d, "cover", n, where);
+    m.trees.push_back(std::move(t));
+  }
+  m.validate();
+  return PyModel(std::move(m));
 }
 
 PyModel from_bytes(const py::bytes& data) {
@@ -262,6 +329,12 @@ void bind_model(py::module_& m) {
       .def("decision_function", &decision, py::arg("X"), py::arg("n_threads") = 0, py::arg("n_trees") = -1,
            py::arg("check_inf") = false,
            "Scores H(x) (n,) for binary models, (n, K) otherwise; X float32/float64, any strides.")
+      .def("contributions", &contributions, py::arg("X"), py::arg("n_threads") = 0, py::arg("n_trees") = -1,
+           py::arg("check_inf") = false,
+           "Per-feature contributions (n, K, n_features + 1) by path-dependent TreeSHAP, the expected value last; "
+           "each row's K sums are decision_function's scores. Tree models with covers only.")
+      .def_property_readonly("has_covers", [](const PyModel& pm) { return pm.model().has_covers(); },
+                             "Whether the trees hold their node covers (files from format version 5 on).")
       .def("predict", &predict, py::arg("X"), py::arg("n_threads") = 0, py::arg("n_trees") = -1,
            py::arg("return_n_learners") = false, py::arg("check_inf") = false, py::arg("early_exit") = false,
            py::arg("check_every") = 0, py::arg("cascade") = false,
@@ -277,6 +350,10 @@ void bind_model(py::module_& m) {
            "trees, float64 in [-1, 1] for similarities.")
       .def("to_bytes", [](const PyModel& pm) { return py::bytes(serialize(pm.model())); })
       .def_static("from_bytes", &from_bytes)
+      .def_static("from_trees", &from_trees, py::arg("loss"), py::arg("n_features"), py::arg("bias"), py::arg("trees"),
+                  py::arg("metadata"),
+                  "A tree model from its arrays (rebelboost.from_json), validated as the file loader validates; "
+                  "add a soft cascade with with_cascade.")
       .def("save", [](const PyModel& pm, const std::string& path) {
         py::gil_scoped_release release;
         save_model(pm.model(), path);

@@ -12,9 +12,11 @@ from rebelboost.decision import predict_min_cost
 from rebelboost.rebel import REBELClassifier
 from rebelboost.veb import VEBBoostClassifier
 from rebelboost.serialization import ModelFileError, load, to_json
+from rebelboost.shap_export import to_shap
+from rebelboost.json_model import from_json
 from rebelboost import plot  # matplotlib is imported only when a plot is drawn
 
-__all__ = ["AdaBoostClassifier", "REBELClassifier", "VEBBoostClassifier", "predict_min_cost", "ModelFileError", "load", "to_json", "plot", "get_cmake_dir", "get_include", "__version__"]
+__all__ = ["AdaBoostClassifier", "REBELClassifier", "VEBBoostClassifier", "predict_min_cost", "ModelFileError", "load", "to_json", "from_json", "to_shap", "plot", "get_cmake_dir", "get_include", "__version__"]
 
 
 def get_cmake_dir():

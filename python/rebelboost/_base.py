@@ -246,14 +246,31 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
         threads = 1 if X.shape[0] <= 256 else self._threads()
         return model, X, threads, n_trees
 
-    def decision_function(self, X, n_iter=None):
+    def decision_function(self, X, n_iter=None, *, pred_contrib=False):
         """Scores H(x) = a_0 + sum_t f_t(x) a_t: shape (n_samples,) for binary models.
 
         n_iter : int, optional. Use only the first ``n_iter`` trees (0 to ``n_estimators_``; None: all).
+        pred_contrib : bool, default=False
+            Return each feature's exact contribution to the scores instead (path-dependent TreeSHAP with
+            the trees' node covers; docs/guide/explanations.md): shape ``(n_samples, n_features + 1)``
+            for binary models, ``(n_samples, n_classes, n_features + 1)`` for REBEL with more than 2
+            classes, the expected value in the last column. Each row (per class) sums to the score
+            ``decision_function`` returns, up to rounding. Tree models only; models loaded from files
+            older than format version 5 hold no covers and raise ValueError.
         """
         model, X, threads, n_trees = self._prepared(X, n_iter)
+        if pred_contrib:
+            if model.learner != "tree":
+                raise ValueError("pred_contrib is defined for tree models: a similarity learner depends on the whole "
+                                 "distance between a row and its anchors, not on single features (see explain())")
+            contributions = model.contributions(X, threads, n_trees, True)
+            return self._present_contributions(contributions)
         # Positional arguments: pybind11 parses keywords slowly (~2 us), which shows on one-row calls.
         return self._present_scores(model.decision_function(X, threads, n_trees, True))
+
+    def _present_contributions(self, contributions):
+        """Hook: the core's (n, K, d + 1) contributions in the shape of decision_function's scores."""
+        return contributions[:, 0, :] if contributions.shape[1] == 1 else contributions
 
     def predict(self, X, n_iter=None, *, early_exit=False, cascade=False, return_n_learners=False):
         """Predicted class labels (from ``classes_``); ``n_iter`` as in decision_function.

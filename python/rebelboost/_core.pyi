@@ -14,11 +14,20 @@ class Model:
     def from_bytes(arg0: bytes) -> Model:
         ...
     @staticmethod
+    def from_trees(loss: str, n_features: typing.SupportsInt | typing.SupportsIndex, bias: typing.Annotated[numpy.typing.ArrayLike, numpy.float64], trees: list, metadata: bytes) -> Model:
+        """
+        A tree model from its arrays (rebelboost.from_json), validated as the file loader validates; add a soft cascade with with_cascade.
+        """
+    @staticmethod
     def load(arg0: str) -> Model:
         ...
     def calibrate_cascade(self, X: numpy.ndarray, y: typing.Annotated[numpy.typing.ArrayLike, numpy.int32], kind: str, value: typing.SupportsFloat | typing.SupportsIndex, every: typing.SupportsInt | typing.SupportsIndex = 0, confidence: typing.SupportsFloat | typing.SupportsIndex = 0.95, n_threads: typing.SupportsInt | typing.SupportsIndex = 0) -> tuple:
         """
         (a copy with a soft cascade calibrated on (X, y class indices), its report as a dict) for a target: kind 'accuracy_loss', 'disagreement' or 'recall' with its value in [0, 1], certified on new rows with `confidence`; checkpoints every `every` learners (0: chosen among 4, 8 and 16).
+        """
+    def contributions(self, X: numpy.ndarray, n_threads: typing.SupportsInt | typing.SupportsIndex = 0, n_trees: typing.SupportsInt | typing.SupportsIndex = -1, check_inf: bool = False) -> numpy.typing.NDArray[numpy.float64]:
+        """
+        Per-feature contributions (n, K, n_features + 1) by path-dependent TreeSHAP, the expected value last; each row's K sums are decision_function's scores. Tree models with covers only.
         """
     def decision_function(self, X: numpy.ndarray, n_threads: typing.SupportsInt | typing.SupportsIndex = 0, n_trees: typing.SupportsInt | typing.SupportsIndex = -1, check_inf: bool = False) -> numpy.typing.NDArray[numpy.float64]:
         """
@@ -69,6 +78,11 @@ class Model:
     def cascade(self) -> typing.Any:
         """
         None, or (every, thresholds) with thresholds (n_checkpoints, n_classes): the soft cascade.
+        """
+    @property
+    def has_covers(self) -> bool:
+        """
+        Whether the trees hold their node covers (files from format version 5 on).
         """
     @property
     def learner(self) -> str:

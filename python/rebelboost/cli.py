@@ -151,12 +151,28 @@ def _predict(args):
         proba = clf.predict_proba(X)
         for k, c in enumerate(clf.classes_):
             out[f"p_{c}"] = proba[:, k]
+    if args.contrib:
+        out = pd.concat([out, _contributions(clf, X)], axis=1)
     if args.output:
         with atomic_output(args.output) as handle:
             out.to_csv(handle, index=False, float_format="%.17g")
     else:
         out.to_csv(sys.stdout, index=False, float_format="%.17g")
     return EXIT_OK
+
+
+def _contributions(clf, X):
+    """decision_function(X, pred_contrib=True) as named columns: contrib_<feature> and contrib_expected (binary),
+    contrib_<class>_<feature> and contrib_<class>_expected (per class with more than 2 classes)."""
+    import numpy as np
+    import pandas as pd
+
+    values = clf.decision_function(X, pred_contrib=True)
+    names = list(getattr(clf, "feature_names_in_", [f"x{j}" for j in range(clf.n_features_in_)])) + ["expected"]
+    if values.ndim == 2:
+        return pd.DataFrame(values, columns=[f"contrib_{n}" for n in names])
+    columns = [f"contrib_{c}_{n}" for c in clf.classes_ for n in names]
+    return pd.DataFrame(np.reshape(values, (len(values), -1)), columns=columns)
 
 
 def _evaluate(args):
@@ -264,6 +280,9 @@ def build_parser():
     predict.add_argument("--model", required=True)
     predict.add_argument("--output", default=None, help="CSV to write (atomically); default: standard output")
     predict.add_argument("--proba", action="store_true")
+    predict.add_argument("--contrib", action="store_true",
+                         help="also write each feature's contribution to the scores (TreeSHAP; tree models with "
+                              "covers, format version 5 on), the expected value last")
     predict.set_defaults(run=_predict)
 
     evaluate = sub.add_parser("evaluate", help="accuracy of a saved model on a labelled data file")

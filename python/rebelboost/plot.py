@@ -9,7 +9,8 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-__all__ = ["plot_metric", "plot_importance", "plot_margins", "plot_decision_regions", "plot_cascade"]
+__all__ = ["plot_metric", "plot_importance", "plot_contributions", "plot_margins", "plot_decision_regions",
+           "plot_cascade"]
 
 
 def _axes(ax):
@@ -84,6 +85,79 @@ def plot_importance(estimator, importance_type="gain", max_num_features=None, ax
     ax = _axes(ax)
     ax.barh(np.arange(len(order))[::-1], importance[order], tick_label=[names[j] for j in order])
     ax.set_xlabel(f"importance ({importance_type}, normalised)")
+    return ax
+
+
+def _swarm_offsets(values, width=0.4, n_bins=40):
+    """Vertical offsets that spread points of similar value apart (a beeswarm): the points of each of
+    n_bins value bins alternate above and below the line, further out the more the bin holds."""
+    offsets = np.zeros(len(values))
+    if len(values) == 0:
+        return offsets
+    low, high = float(values.min()), float(values.max())
+    bins = np.zeros(len(values), dtype=np.int64) if high == low else \
+        np.minimum(((values - low) / (high - low) * n_bins).astype(np.int64), n_bins - 1)
+    order = np.lexsort((np.arange(len(values)), bins))
+    rank = np.empty(len(values), dtype=np.int64)
+    counts = np.bincount(bins, minlength=n_bins)
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    rank[order] = np.arange(len(values)) - starts[bins[order]]
+    step = width / max(1, counts.max() // 2 + 1)
+    return np.where(rank % 2 == 0, 1.0, -1.0) * ((rank + 1) // 2) * step
+
+
+def _feature_colours(column):
+    """Each row's feature value as its rank in [0, 1] among the column's finite values (NaN: NaN)."""
+    colours = np.full(len(column), np.nan)
+    finite = np.isfinite(column)
+    if finite.sum() > 1:
+        ranks = np.argsort(np.argsort(column[finite], kind="stable"), kind="stable")
+        colours[finite] = ranks / (finite.sum() - 1)
+    elif finite.any():
+        colours[finite] = 0.5
+    return colours
+
+
+def plot_contributions(estimator, X, target=None, max_num_features=None, ax=None):
+    """A beeswarm summary of ``decision_function(X, pred_contrib=True)``: one row of points per feature,
+    each point one row of X at its contribution (x axis), coloured by the feature's value (its rank among
+    X's values: blue low, red high; grey NaN); features ordered by their mean absolute contribution, largest at
+    the top. Tree models with node covers only (see ``decision_function``).
+
+    target : class label, optional
+        For REBEL with more than 2 classes, the class whose score is explained (required there); binary
+        models explain their one score.
+    max_num_features : int, optional
+        Keep that many features with the largest mean absolute contribution (None: all).
+    """
+    check_is_fitted(estimator)
+    contrib = estimator.decision_function(X, pred_contrib=True)
+    if contrib.ndim == 3:
+        classes = list(estimator.classes_)
+        if target is None or target not in classes:
+            raise ValueError(f"plot_contributions of a {len(classes)}-class model needs target=<one of classes_>, "
+                             f"got {target!r}")
+        contrib = contrib[:, classes.index(target), :]
+    contrib = contrib[:, :-1]
+    if max_num_features is not None and (not isinstance(max_num_features, (int, np.integer))
+                                         or isinstance(max_num_features, bool) or max_num_features < 1):
+        raise ValueError(f"max_num_features must be a positive integer or None, got {max_num_features!r}")
+    values = np.asarray(X.to_numpy() if hasattr(X, "to_numpy") else X, dtype=np.float64)
+    strength = np.abs(contrib).mean(axis=0)
+    order = np.argsort(-strength, kind="stable")[:max_num_features]
+    names = _feature_names(estimator)
+    ax = _axes(ax)
+    from matplotlib import colormaps
+
+    cmap = colormaps["coolwarm"].with_extremes(bad="0.6")  # NaN feature values in grey
+    for row, j in enumerate(order[::-1]):  # the strongest drawn last, at the top
+        colours = _feature_colours(values[:, j])
+        ax.scatter(contrib[:, j], row + _swarm_offsets(contrib[:, j]), c=colours, cmap=cmap, vmin=0.0,
+                   vmax=1.0, s=8, plotnonfinite=True, label=names[j])
+    ax.axvline(0.0, color="gray", linewidth=0.8)
+    ax.set_yticks(np.arange(len(order)))
+    ax.set_yticklabels([names[j] for j in order[::-1]])
+    ax.set_xlabel("contribution to the score (TreeSHAP)")
     return ax
 
 

@@ -234,18 +234,26 @@ class REBELClassifier(BaseBoostingClassifier):
         self.cost_matrix_ = _check_cost_matrix(stored, self.classes_)
         self.loss_ = self.loss  # files before the parameter existed: "exponential" (checked against the model)
 
-    def decision_function(self, X, n_iter=None):
+    def decision_function(self, X, n_iter=None, *, pred_contrib=False):
         """Scores H(x), shape (n_samples, n_classes); predict is their argmax (the estimated minimum-risk class).
 
         With 2 classes, scikit-learn's binary convention applies: the 1-D array ``H_1(x) - H_0(x)``
         (positive means ``classes_[1]``). ``n_iter``: use only the first n_iter trees (None: all).
+        ``pred_contrib=True``: each feature's exact contribution (TreeSHAP), shape
+        ``(n_samples, n_classes, n_features + 1)``, the expected value last; with 2 classes
+        ``(n_samples, n_features + 1)``, the contributions to ``H_1 - H_0``. Tree models only.
         """
-        return super().decision_function(X, n_iter=n_iter)
+        return super().decision_function(X, n_iter=n_iter, pred_contrib=pred_contrib)
 
     def _present_scores(self, scores):
         if scores.ndim == 2 and scores.shape[1] == 2:
             return scores[:, 1] - scores[:, 0]
         return scores
+
+    def _present_contributions(self, contributions):
+        if contributions.shape[1] == 2:
+            return contributions[:, 1, :] - contributions[:, 0, :]
+        return contributions
 
     def predict_proba(self, X, n_iter=None):
         """Class probabilities from REBEL's own link, columns in the order of ``classes_``.

@@ -218,7 +218,10 @@ MAX_JSON_STRING_LEARNERS = 2**18  # to_json without a file: more learners must b
 
 
 def to_json(estimator, file=None):
-    """A readable JSON document of the fitted model: bias, and per learner (tree or similarity) its step.
+    """A JSON document of the fitted model (schema "rebelboost.model" version 1, docs/guide/json_schema.md):
+    the estimator's metadata (class, parameters, classes, feature names), bias, soft cascade, and per
+    learner its tree (nodes, node covers) or similarity and its step. ``rebelboost.from_json`` reads a tree
+    model's document back into an estimator with identical predictions.
 
     file : writable text stream, optional
         Write the document there piece by piece and return None: the export then holds one chunk of
@@ -284,9 +287,18 @@ def _row_chunks(array):
 def _write_json(estimator, out):
     """The document of to_json, written to `out` a chunk of learners at a time (the same text as
     json.dumps(document, indent=1) of the whole document)."""
+    from rebelboost.json_model import SCHEMA, SCHEMA_VERSION
+
     model = estimator._model
-    head = {"loss": model.loss, "learner": model.learner, "n_features": model.n_features,
-            "classes": [_plain(c) for c in estimator.classes_.tolist()], "bias": model.bias.tolist()}
+    cascade = model.cascade
+    names = getattr(estimator, "feature_names_in_", None)
+    head = {"schema": SCHEMA, "schema_version": SCHEMA_VERSION, "estimator": type(estimator).__name__,
+            "loss": model.loss, "loss_key": model.loss_key, "learner": model.learner,
+            "n_features": model.n_features, "n_outputs": model.n_outputs,
+            "classes": [_plain(c) for c in estimator.classes_.tolist()],
+            "feature_names": None if names is None else [str(n) for n in names], "bias": model.bias.tolist(),
+            "cascade": None if cascade is None else {"every": cascade[0], "thresholds": cascade[1].tolist()},
+            "metadata": json.loads(_metadata(estimator))}
     out.write("{" + "".join(f"\n {json.dumps(key)}: {_indented(value, 1)}," for key, value in head.items()))
     if model.learner == "tree":
         out.write('\n "trees": ')

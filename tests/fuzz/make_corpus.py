@@ -47,7 +47,7 @@ def with_deep_chain(source, target):
     """The model file `source` with a depth-12 chain (25 nodes) appended as its last tree."""
     with open(source, "rb") as handle:
         parts = parse(handle.read())
-    tree = chain(12, parts.n_features, 0.1)
+    tree = chain(12, parts.n_features, 0.1, covers=parts.trees[0].cover is not None)
     tree.step = np.full(len(parts.trees[0].step), 0.1)
     parts.trees.append(tree)
     with open(target, "wb") as handle:

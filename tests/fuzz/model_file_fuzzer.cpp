@@ -1,7 +1,7 @@
 // libFuzzer target for the model loader and the predictor: whatever bytes come in, loading either throws
 // ModelFileError or gives a model that every prediction entry point uses without a crash, a sanitizer
 // report, an allocation beyond the model's size or a non-finite score, and with the same bits on every path
-// (plain and compiled, batch and one row, every kernel set, early exit).
+// (plain and compiled, batch and one row, every kernel set, early exit), and finite TreeSHAP contributions.
 //
 // Each input is tried as it is (magic, version, framing and checksum are checked first), then with its
 // header's payload size and checksum rewritten to match, so that mutations reach the payload parser and
@@ -141,6 +141,15 @@ void predict_rows(const Model& model, const rebelboost::Predictor& predictor, co
     if (predictor.predict_row(x, X.col_stride, row.data()) != classes[r]) finding("one-row class disagrees");
   }
   check_kernel_sets(engines, X, scores, options, classes, cascade);
+  if (model.learner == rebelboost::LearnerKind::kTree && model.has_covers()) {
+    // TreeSHAP: finite whatever the covers (each ratio is in [0, 1]); on 1 and 2 threads the same bits.
+    std::vector<double> phi(n_rows * K * (d + 1)), phi2(phi.size());
+    predictor.contributions(X, phi.data(), rebelboost::kAllLearners, 1);
+    predictor.contributions(X, phi2.data(), rebelboost::kAllLearners, 2);
+    for (double v : phi)
+      if (!std::isfinite(v)) finding("non-finite contribution");
+    if (std::memcmp(phi.data(), phi2.data(), phi.size() * sizeof(double)) != 0) finding("contributions depend on threads");
+  }
   const std::size_t half = T_all / 2;
   rebelboost::decision_function(model, X, scores.data(), 1, half);
   std::vector<double> outputs(n_rows * (T_all - half));

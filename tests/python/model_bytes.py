@@ -28,8 +28,8 @@ def fnv1a(data: bytes) -> int:
     return h
 
 
-VERSION = 4  # the version this build writes (2 named the learner family, 3 added the soft cascade section,
-# 4 REBEL's surrogate g after it)
+VERSION = 5  # the version this build writes (2 named the learner family, 3 added the soft cascade section,
+# 4 REBEL's surrogate g after it, 5 covers)
 
 
 def wrap(payload: bytes, version: int = VERSION) -> bytes:
@@ -42,6 +42,7 @@ class Tree:
     step: np.ndarray  # float64, K entries
     nodes: np.ndarray  # NODE records
     declared_nodes: int | None = None  # the node count written (default: len(nodes))
+    cover: np.ndarray | None = None  # version 5: float64 per node, written when the model's covers flag is 1
 
 
 @dataclass
@@ -83,6 +84,7 @@ class Parts:
     cascade_every: int = 0  # version >= 3: the soft cascade (thresholds (n_checkpoints, classes))
     cascade_thresholds: np.ndarray = field(default_factory=lambda: np.zeros(0))
     g: int = 0  # version >= 4: REBEL's surrogate (0 exponential, 1 logistic, 2 squared)
+    covers_flag: int | None = None  # version >= 5; default: 1 when the first tree has covers
 
     def payload(self) -> bytes:
         out = [struct.pack("<IIII", self.loss, self.n_features, self.n_outputs, self.learner),
@@ -91,10 +93,17 @@ class Parts:
             out.append(self.similarities.payload())
         else:
             out.append(struct.pack("<Q", len(self.trees) if self.declared_trees is None else self.declared_trees))
+            if self.version >= 5:
+                flag = self.covers_flag
+                if flag is None:
+                    flag = int(bool(self.trees) and self.trees[0].cover is not None)
+                out.append(struct.pack("<II", flag, 0))
             for tree in self.trees:
                 count = len(tree.nodes) if tree.declared_nodes is None else tree.declared_nodes
                 out += [struct.pack("<I", count), np.asarray(tree.step, "<f8").tobytes(),
                         np.asarray(tree.nodes, NODE).tobytes()]
+                if self.version >= 5 and tree.cover is not None:
+                    out.append(np.asarray(tree.cover, "<f8").tobytes())
         if self.version >= 3:
             classes = 2 if self.n_outputs == 1 else self.n_outputs
             thresholds = np.asarray(self.cascade_thresholds, "<f8").ravel()
@@ -114,9 +123,14 @@ class Parts:
         return [tree.step for tree in self.trees]
 
 
-def _parse_trees(payload, at, n_outputs):
+def _parse_trees(payload, at, n_outputs, version):
     (n_trees,) = struct.unpack_from("<Q", payload, at)
     at += 8
+    covers = False
+    if version >= 5:
+        (flag,) = struct.unpack_from("<I", payload, at)
+        covers = flag == 1
+        at += 8
     trees = []
     for _ in range(n_trees):
         (n_nodes,) = struct.unpack_from("<I", payload, at)
@@ -125,7 +139,11 @@ def _parse_trees(payload, at, n_outputs):
         at += 8 * n_outputs
         nodes = np.frombuffer(payload, NODE, n_nodes, at).copy()
         at += NODE.itemsize * n_nodes
-        trees.append(Tree(step, nodes))
+        cover = None
+        if covers:
+            cover = np.frombuffer(payload, "<f8", n_nodes, at).copy()
+            at += 8 * n_nodes
+        trees.append(Tree(step, nodes, cover=cover))
     return trees, at
 
 
@@ -148,7 +166,7 @@ def _parse_similarities(payload, at, d, n_outputs):
 
 
 def parse(data: bytes) -> Parts:
-    """A valid file taken apart (format versions 1 to 4)."""
+    """A valid file taken apart (format versions 1 to 5)."""
     (version,) = struct.unpack_from("<I", data, 8)
     payload = data[HEADER:-8]
     loss, n_features, n_outputs, learner = struct.unpack_from("<IIII", payload, 0)
@@ -163,7 +181,7 @@ def parse(data: bytes) -> Parts:
     if learner == SIMILARITIES:
         parts.similarities, at = _parse_similarities(payload, at, n_features, n_outputs)
     else:
-        parts.trees, at = _parse_trees(payload, at, n_outputs)
+        parts.trees, at = _parse_trees(payload, at, n_outputs, version)
     if version >= 3:
         parts.cascade_every, classes, n_checkpoints = struct.unpack_from("<IIQ", payload, at)
         at += 16
@@ -176,7 +194,16 @@ def parse(data: bytes) -> Parts:
     return parts
 
 
-def chain(depth: int, n_features: int, step: float) -> Tree:
+def without_covers(data: bytes) -> bytes:
+    """The same file with its trees' covers dropped: to compare the models of fits whose sample weights
+    differ by a constant factor (the trees and steps are the same; the covers scale with the weights)."""
+    parts = parse(data)
+    for tree in parts.trees:
+        tree.cover = None
+    return parts.file()
+
+
+def chain(depth: int, n_features: int, step: float, covers: bool = False) -> Tree:
     """A depth-`depth` chain of 2 depth + 1 nodes (each split's right child a leaf): lopsided, so a complete
     level-order copy of it would take 2^(depth + 1) - 1 entries."""
     nodes = np.zeros(2 * depth + 1, NODE)
@@ -184,4 +211,9 @@ def chain(depth: int, n_features: int, step: float) -> Tree:
         nodes[2 * i] = (i % n_features, i % 2, 0, 0, 2 * i + 2, 2 * i + 1, 0.25 * (i % 5) - 0.5, 0.01)
         nodes[2 * i + 1] = (-1, 0, 1 if i % 3 == 0 else -1, 0, 0, 0, 0.0, 0.0)
     nodes[2 * depth] = (-1, 0, 1, 0, 0, 0, 0.0, 0.0)
-    return Tree(np.array([step]), nodes)
+    # Covers that halve at every split (2^depth at the root), for models whose trees hold covers.
+    cover = np.zeros(2 * depth + 1)
+    for i in range(depth):
+        cover[2 * i], cover[2 * i + 1] = 2.0 ** (depth - i), 2.0 ** (depth - i - 1)
+    cover[2 * depth] = 1.0
+    return Tree(np.array([step]), nodes, cover=cover if covers else None)

@@ -39,7 +39,7 @@ def fnv1a(data):
     return h
 
 
-def rebuild(payload, version=4):
+def rebuild(payload, version=5):
     """A file with a *valid* checksum around an arbitrary payload."""
     return b"RBLBOOST" + struct.pack("<IIQ", version, 0, len(payload)) + payload + struct.pack("<Q", fnv1a(payload))
 
@@ -167,7 +167,7 @@ def _payload_parts(model_bytes):
     loss, n_features, n_outputs, _ = struct.unpack_from("<IIII", payload, 0)
     meta_len = struct.unpack_from("<Q", payload, 16 + 8 * n_outputs)[0]
     trees_at = 16 + 8 * n_outputs + 8 + meta_len
-    first_node = trees_at + 8 + 4 + 8 * n_outputs
+    first_node = trees_at + 16 + 4 + 8 * n_outputs  # tree count, covers flag and padding, node count, step
     return payload, n_features, n_outputs, trees_at, first_node
 
 
@@ -175,13 +175,18 @@ def _payload_parts(model_bytes):
     "mutate, message",
     [
         (lambda p, o: struct.pack_into("<Q", p, o["trees_at"], 2**60), "tree count"),
-        (lambda p, o: struct.pack_into("<I", p, o["trees_at"] + 8, 10**6), "a tree with 1000000 nodes"),
-        (lambda p, o: struct.pack_into("<I", p, o["trees_at"] + 8, 0), "a tree with 0 nodes"),
+        (lambda p, o: struct.pack_into("<I", p, o["trees_at"] + 16, 10**6), "a tree with 1000000 nodes"),
+        (lambda p, o: struct.pack_into("<I", p, o["trees_at"] + 16, 0), "a tree with 0 nodes"),
+        (lambda p, o: struct.pack_into("<I", p, o["trees_at"] + 8, 2), "covers flag 2"),
+        (lambda p, o: struct.pack_into("<I", p, o["trees_at"] + 12, 1), "padding after the covers flag"),
+        (lambda p, o: struct.pack_into("<d", p, o["covers"], -1.0), "cover of node 0 is not finite and >= 0"),
+        (lambda p, o: struct.pack_into("<d", p, o["covers"], float("nan")), "cover of node 0 is not finite"),
+        (lambda p, o: struct.pack_into("<d", p, o["covers"], 1.0), "has a larger cover than the node"),
         (lambda p, o: struct.pack_into("<i", p, o["node"], 1000), "uses feature 1000"),
         (lambda p, o: struct.pack_into("<I", p, o["node"] + 8, 0), "out-of-range children"),
         (lambda p, o: struct.pack_into("<I", p, o["node"] + 12, 10**5), "out-of-range children"),
         (lambda p, o: struct.pack_into("<d", p, o["node"] + 16, float("nan")), "NaN threshold"),
-        (lambda p, o: struct.pack_into("<d", p, o["trees_at"] + 12, float("inf")), "non-finite step"),
+        (lambda p, o: struct.pack_into("<d", p, o["trees_at"] + 20, float("inf")), "non-finite step"),
         (lambda p, o: struct.pack_into("<I", p, 8, 0), "0 outputs"),
         (lambda p, o: struct.pack_into("<I", p, 8, 3), "metadata byte count"),
         (lambda p, o: struct.pack_into("<I", p, 12, 5), "unknown learner family 5"),
@@ -194,7 +199,8 @@ def _payload_parts(model_bytes):
 )
 def test_hostile_payloads_with_valid_checksum(model_bytes, mutate, message):
     payload, _, _, trees_at, first_node = _payload_parts(model_bytes)
-    mutate(payload, {"trees_at": trees_at, "node": first_node})
+    (n_nodes,) = struct.unpack_from("<I", payload, trees_at + 16)
+    mutate(payload, {"trees_at": trees_at, "node": first_node, "covers": first_node + 32 * n_nodes})
     with pytest.raises(ModelFileError, match=message):
         rebelboost._core.Model.from_bytes(rebuild(bytes(payload)))
 
@@ -343,9 +349,17 @@ def _old_to_json(estimator):
     """The export as it was built before it streamed: the whole document in memory, one json.dumps."""
     import json
 
+    from rebelboost.serialization import _metadata
+
     model = estimator._model
-    doc = {"loss": model.loss, "learner": model.learner, "n_features": model.n_features,
-           "classes": estimator.classes_.tolist(), "bias": model.bias.tolist()}
+    names = getattr(estimator, "feature_names_in_", None)
+    doc = {"schema": "rebelboost.model", "schema_version": 1, "estimator": type(estimator).__name__,
+           "loss": model.loss, "loss_key": model.loss_key, "learner": model.learner, "n_features": model.n_features,
+           "n_outputs": model.n_outputs, "classes": estimator.classes_.tolist(),
+           "feature_names": None if names is None else list(names), "bias": model.bias.tolist(),
+           "cascade": None if model.cascade is None else {"every": model.cascade[0],
+                                                          "thresholds": model.cascade[1].tolist()},
+           "metadata": json.loads(_metadata(estimator))}
     if model.learner == "tree":
         doc["trees"] = [{key: np.asarray(val).tolist() for key, val in tree.items()} for tree in model.trees()]
     else:

@@ -231,3 +231,43 @@ def test_clear_errors_for_mismatched_rows_loaded_models_and_similarities(tmp_pat
     similarity = REBELClassifier(weak_learner="similarity", n_estimators=5).fit(X[:60], y[:60])
     with pytest.raises(ValueError, match="whole distance"):
         plot.plot_importance(similarity)
+
+
+def test_plot_contributions_draws_every_rows_contribution_coloured_by_value():
+    import pandas as pd
+
+    X, y = _binary(300)
+    X[::17, 2] = np.nan
+    frame = pd.DataFrame(X, columns=["a", "b", "c", "d"])
+    clf = AdaBoostClassifier(n_estimators=30, max_depth=2).fit(frame, y)
+    contrib = clf.decision_function(frame, pred_contrib=True)[:, :-1]
+    ax = plot.plot_contributions(clf, frame)
+    collections = ax.collections
+    strength = np.abs(contrib).mean(axis=0)
+    expected_order = list(np.argsort(-strength, kind="stable"))[::-1]  # bottom to top
+    assert [t.get_text() for t in ax.get_yticklabels()] == [["a", "b", "c", "d"][j] for j in expected_order]
+    assert [c.get_label() for c in collections] == [["a", "b", "c", "d"][j] for j in expected_order]
+    for row, (points, j) in enumerate(zip(collections, expected_order)):
+        offsets = points.get_offsets()
+        np.testing.assert_array_equal(offsets[:, 0], contrib[:, j])  # x: the contributions themselves
+        assert np.all(np.abs(offsets[:, 1] - row) <= 0.4 + 1e-12)  # y: within the feature's band
+        colours = points.get_array()
+        finite = np.isfinite(X[:, j])
+        # colours follow the feature's value: its rank, 0 at the smallest, 1 at the largest; NaN where it is missing
+        assert np.isnan(np.asarray(colours, dtype=float)[~finite]).all()
+        assert colours[finite][np.argmin(X[finite, j])] == 0.0 and colours[finite][np.argmax(X[finite, j])] == 1.0
+    assert ax.get_xlabel().startswith("contribution")
+    assert len(plot.plot_contributions(clf, frame, max_num_features=2).collections) == 2
+
+
+def test_plot_contributions_multiclass_needs_a_target():
+    X, y = _three_classes()
+    clf = REBELClassifier(n_estimators=10, max_depth=2).fit(X, y)
+    with pytest.raises(ValueError, match="needs target="):
+        plot.plot_contributions(clf, X)
+    ax = plot.plot_contributions(clf, X, target=2)
+    contrib = clf.decision_function(X, pred_contrib=True)[:, 2, :-1]
+    top = int(np.argmax(np.abs(contrib).mean(axis=0)))
+    np.testing.assert_array_equal(ax.collections[-1].get_offsets()[:, 0], contrib[:, top])
+    with pytest.raises(ValueError, match="max_num_features"):
+        plot.plot_contributions(clf, X, target=0, max_num_features=0)

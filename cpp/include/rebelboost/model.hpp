@@ -65,6 +65,12 @@ struct Node {
 struct Tree {
   std::vector<Node> nodes;  // nodes[0] is the root
   std::vector<double> step; // K entries
+  // Node covers (docs/guide/explanations.md): cover[i] is the training sample weight (the weights the fit
+  // was given, not the boosting weights; 1 per row without them) that reaches node i, summed exactly and
+  // rounded once. Empty for trees read from files older than format version 5. Finite, >= 0, and a child's
+  // cover never exceeds its parent's (path-dependent TreeSHAP reads cover[child] / cover[node] as the
+  // probability of the child).
+  std::vector<double> cover;
 
   // Leaf value f(x) for a row whose feature j is at x[j * stride].
   template <typename T>
@@ -145,11 +151,16 @@ struct Model {
 
   // Throws ModelFileError unless every index, size and value is consistent (finite steps and thresholds,
   // child indices increasing and in range, features < n_features, leaves +-1; for similarities: positive
-  // finite scales, finite anchors, anchor indices in range, distinct two-point anchors, tau > 0; only the
+  // finite scales, finite anchors, anchor indices in range, distinct two-point anchors, tau > 0; covers on
+  // every tree or on none, as Tree::cover describes; only the
   // members of the model's learner family non-empty; a cascade's checkpoints before the last learner with
   // thresholds as Cascade describes) and within the limits above (scores bounded by
   // kMaxAbsScore included). Loaders and save call it; O(nodes + learners x K + anchors x n_features).
   void validate() const;
+
+  // Whether every tree holds its node covers (predict/tree_shap.hpp needs them); true for similarity models
+  // and tree models without trees, which need none.
+  bool has_covers() const;
 
   // Per-feature importance: sum over splits of gain * |step|_1 of the tree, normalised to sum 1
   // (all zeros when the model has no split, and for similarity models, which have no splits).

@@ -106,6 +106,17 @@ class Predictor {
   void learner_outputs(MatrixView<T> X, double* out, int n_threads = 0, std::size_t first = 0,
                        std::size_t n = kAllLearners) const;
 
+  // Exact per-feature contributions of the first n_trees trees (path-dependent TreeSHAP with the trees'
+  // covers; docs/guide/explanations.md): out[row * K * (d + 1) + k * (d + 1) + j] is feature j's share of
+  // score k for j < d (d = model().n_features), and j = d holds the expected value (bias_k plus each
+  // tree's step times its cover-weighted mean output), so each row's d + 1 values of class k sum to
+  // decision_function's H_k up to rounding. A feature no tree splits on gets exactly 0; NaN is routed as
+  // the trees route it. The values do not depend on n_threads. Throws InvalidArgument for a similarity
+  // model, a tree model without covers (read from a model file older than format version 5), or X with
+  // the wrong number of columns. Cost per row: about leaves x depth^2 steps per tree, whatever K.
+  template <typename T>
+  void contributions(MatrixView<T> X, double* out, std::size_t n_trees = kAllLearners, int n_threads = 0) const;
+
   // One row, its feature j at x[j * stride], on the calling thread: scores[0..K) receives H(x). Tree models
   // allocate nothing; similarity models use two small scratch arrays. The caller checks that the row has
   // model().n_features values.
@@ -153,6 +164,10 @@ void tree_outputs(const Model& model, MatrixView<T> X, std::int8_t* out, int n_t
 template <typename T>
 void learner_outputs(const Model& model, MatrixView<T> X, double* out, int n_threads, std::size_t first = 0,
                      std::size_t n = std::numeric_limits<std::size_t>::max());
+
+// Per-feature contributions as Predictor::contributions describes (out: n_rows x K x (n_features + 1)).
+template <typename T>
+void contributions(const Model& model, MatrixView<T> X, double* out, int n_threads, std::size_t n_trees = kAllLearners);
 
 // Class index per row: H > 0 for binary losses (K = 1), argmax_k H_k (first on ties) for REBEL.
 void scores_to_classes(const Model& model, const double* scores, std::size_t n_rows, std::int32_t* out);

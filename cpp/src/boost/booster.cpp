@@ -396,6 +396,7 @@ class BoostingRun {
   }
 
   TrainResult timed() {
+    family_->finish_model(result_.model);
     const std::array<util::StageTimes, util::kStageCount> times = clock_.times();
     for (std::size_t s = 0; s < util::kStageCount; ++s)
       result_.stage_seconds.push_back({util::kStageNames[s], times[s].wall, times[s].thread_cpu, times[s].process_cpu});

@@ -3,9 +3,10 @@
 //   f64[K] bias
 //   u64 metadata length M, M bytes of metadata
 //   trees (family 0):
-//     u64 number of trees T, then T times:
-//       u32 number of nodes, f64[K] step, then per node 32 bytes:
+//     u64 number of trees T, (version >= 5: u32 covers flag C (0 or 1), u32 zero,) then T times:
+//       u32 number of nodes N, f64[K] step, then per node 32 bytes:
 //         i32 feature, u8 nan_left, i8 value, u16 zero, u32 left, u32 right, f64 threshold, f64 gain
+//       when C = 1: f64[N] node covers (Tree::cover)
 //   similarities (family 1, version >= 2):
 //     f64[d] feature mean, f64[d] feature scale
 //     u64 number of anchors A, then A times: u64 training row, f64[d] standardised coordinates
@@ -13,7 +14,8 @@
 //   version >= 3, after the learners: the soft cascade (Model::cascade; 0 checkpoints: none)
 //     u32 every, u32 classes C (2 for binary models, else K), u64 checkpoints N, f64[N * C] thresholds
 //   version >= 4, after the cascade: u32 REBEL surrogate g (Model::g: 0 exponential, 1 logistic, 2 squared)
-// Version 1 (trees only), version 2 (no cascade) and version 3 (no g: exponential) files still load.
+// Version 1 (trees only), version 2 (no cascade), version 3 (no g: exponential) and version 4 (no covers)
+// files still load.
 #include <cerrno>
 #include <cstring>
 #include <string>
@@ -104,6 +106,9 @@ namespace {
 
 void write_trees(Writer& p, const Model& model) {
   p.put<std::uint64_t>(model.trees.size());
+  const bool covers = !model.trees.empty() && !model.trees[0].cover.empty();
+  p.put<std::uint32_t>(covers ? 1 : 0);
+  p.put<std::uint32_t>(0);
   for (const Tree& tree : model.trees) {
     p.put<std::uint32_t>(static_cast<std::uint32_t>(tree.nodes.size()));
     for (double v : tree.step) p.put<double>(v);
@@ -117,6 +122,7 @@ void write_trees(Writer& p, const Model& model) {
       p.put<double>(n.threshold);
       p.put<double>(n.gain);
     }
+    for (double c : tree.cover) p.put<double>(c);
   }
 }
 
@@ -140,9 +146,17 @@ void write_similarities(Writer& p, const Model& model) {
   }
 }
 
-void read_trees(Reader& r, Model& m) {
+void read_trees(Reader& r, Model& m, std::uint32_t version) {
   const auto n_trees = r.get<std::uint64_t>("tree count");
-  const std::size_t min_tree = 4 + 8 * static_cast<std::size_t>(m.n_outputs) + kNodeSize;
+  bool covers = false;
+  if (version >= 5) {
+    const auto flag = r.get<std::uint32_t>("covers flag");
+    if (flag > 1) throw ModelFileError("corrupt model file: covers flag " + std::to_string(flag) + " (0 or 1)");
+    if (r.get<std::uint32_t>("covers flag") != 0) throw ModelFileError("corrupt model file: non-zero padding after the covers flag");
+    covers = flag == 1;
+  }
+  const std::size_t node_size = kNodeSize + (covers ? 8 : 0);
+  const std::size_t min_tree = 4 + 8 * static_cast<std::size_t>(m.n_outputs) + node_size;
   r.need_records(n_trees, min_tree, "tree");
   m.trees.resize(static_cast<std::size_t>(n_trees));
   for (Tree& tree : m.trees) {
@@ -152,7 +166,7 @@ void read_trees(Reader& r, Model& m) {
     r.need_records(m.n_outputs, 8, "step");
     tree.step.resize(m.n_outputs);
     for (double& v : tree.step) v = r.get<double>("step");
-    r.need_records(n_nodes, kNodeSize, "node");
+    r.need_records(n_nodes, node_size, "node");
     tree.nodes.resize(n_nodes);
     for (Node& n : tree.nodes) {
       n.feature = r.get<std::int32_t>("node");
@@ -163,6 +177,10 @@ void read_trees(Reader& r, Model& m) {
       n.right = r.get<std::uint32_t>("node");
       n.threshold = r.get<double>("node");
       n.gain = r.get<double>("node");
+    }
+    if (covers) {
+      tree.cover.resize(n_nodes);
+      for (double& c : tree.cover) c = r.get<double>("covers");
     }
   }
 }
@@ -293,7 +311,7 @@ Model deserialize(const void* data, std::size_t size) {
   r.need_records(meta_len, 1, "metadata byte");
   m.metadata = r.bytes(static_cast<std::size_t>(meta_len), "metadata");
   if (m.learner == LearnerKind::kTree)
-    read_trees(r, m);
+    read_trees(r, m, version);
   else
     read_similarities(r, m);
   if (version >= 3) read_cascade(r, m);

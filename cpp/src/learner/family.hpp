@@ -50,6 +50,10 @@ class Family {
   // Appends the pending learner with step `a` to the model (after apply); writes info's learner fields.
   virtual void append(Model& model, const std::vector<double>& a, IterationInfo& info) = 0;
 
+  // Once, when training ends (on every path, on every participant of a distributed fit): completes what
+  // the learners appended left pending (a distributed fit's node covers, reduced in one go).
+  virtual void finish_model(Model& /*model*/) {}
+
   // Other data (eval sets): scores (n_rows x K) += f_t(x) a_t and loss updated, for learner t of `model`.
   virtual void advance(const Model& model, std::size_t t, const MatrixView<T>& X, loss::Loss& loss,
                        double* scores) = 0;

@@ -7,9 +7,11 @@
 
 #include "data/bin_mapper.hpp"
 #include "learner/family.hpp"
+#include "learner/tree_covers.hpp"
 #include "rebelboost/error.hpp"
 #include "tree/grower.hpp"
 #include "util/parallel.hpp"
+#include "util/reduce.hpp"
 
 namespace rebelboost::learner {
 
@@ -99,8 +101,9 @@ class TreeFamily final : public Family<T> {
  public:
   TreeFamily(MatrixView<T> X, const TrainParams& params, const TrainingRows& rows, int n_threads,
              const DistributedPart* distributed)
-      : X_(X), params_(params), rows_(rows.rows), n_(X.n_rows), d_(X.n_cols), n_threads_(n_threads),
-        global_rows_(distributed ? distributed->global_rows : nullptr),
+      : X_(X), params_(params), rows_(rows.rows), sample_weight_(rows.sample_weight), n_(X.n_rows), d_(X.n_cols),
+        n_threads_(n_threads), global_rows_(distributed ? distributed->global_rows : nullptr),
+        reducer_(distributed ? distributed->reducer : nullptr),
         bins_(params.n_bins, params.bin_subsample, params.bin_seed),
         binned_(fit_and_bin(bins_, X, rows, n_threads, distributed)),
         // A distributed part searches its rows, totals reduced over the participants (grower.hpp).
@@ -151,6 +154,7 @@ class TreeFamily final : public Family<T> {
     // The stored tree's outputs on the training rows are the grown tree's (its thresholds send every
     // training value to the bin it came from), so its stored step restores the loss's state exactly.
     grown_.tree = init.trees[t];
+    grown_.node_rows.clear();  // a stored tree's covers, if it has none, come from a pass over the rows
     grown_.outputs.resize(n_);
     tree_outputs_on_rows(grown_.tree, X_, rows_.empty() ? nullptr : rows_.data(), n_, grown_.outputs.data(), n_threads_);
     return loss.step(grown_.outputs.data());
@@ -162,8 +166,19 @@ class TreeFamily final : public Family<T> {
 
   void append(Model& model, const std::vector<double>& a, IterationInfo& info) override {
     grown_.tree.step = a;
+    if (grown_.tree.cover.empty()) append_covers(model.trees.size());  // new, or replayed without covers
     info.tree_depth = grown_.tree.depth();
     model.trees.push_back(std::move(grown_.tree));
+  }
+
+  void finish_model(Model& model) override {
+    // A distributed fit's row counts, every tree's at once: one reduction instead of one per tree.
+    util::reduce_counts(pending_rows_.data(), pending_rows_.size(), reducer_);
+    std::size_t at = 0;
+    for (const std::size_t t : pending_trees_)
+      for (double& c : model.trees[t].cover) c = static_cast<double>(pending_rows_[at++]);
+    pending_trees_.clear();
+    pending_rows_.clear();
   }
 
   void advance(const Model& model, std::size_t t, const MatrixView<T>& X, loss::Loss& loss, double* scores) override {
@@ -179,6 +194,21 @@ class TreeFamily final : public Family<T> {
   void check_rows(const MatrixView<T>&, const std::string&) const override {}  // NaN is a missing value
 
  private:
+  // Node covers of the pending tree, as docs/guide/explanations.md defines them. Without sample weights they
+  // are the grower's row counts (free; a distributed fit totals them in finish_model); with weights, or for a
+  // stored tree without covers, a pass over the rows sums the weights exactly (tree_covers).
+  void append_covers(std::size_t tree_index) {
+    const std::vector<std::int64_t>& rows = grown_.node_rows;
+    if (sample_weight_ != nullptr || rows.size() != grown_.tree.nodes.size()) {
+      grown_.tree.cover = tree_covers(grown_.tree, X_, sample_weight_, n_threads_, reducer_);
+      return;
+    }
+    grown_.tree.cover.assign(rows.begin(), rows.end());
+    if (reducer_ == nullptr) return;
+    pending_trees_.push_back(tree_index);
+    pending_rows_.insert(pending_rows_.end(), rows.begin(), rows.end());
+  }
+
   // The rows and features this iteration's search sees (all of them unless a heuristic is on).
   void draw_active(const loss::Loss& loss, int iteration) {
     const auto stream = mix(static_cast<std::uint64_t>(params_.seed)) ^ mix(static_cast<std::uint64_t>(iteration) + 0x51ED);
@@ -213,10 +243,14 @@ class TreeFamily final : public Family<T> {
   MatrixView<T> X_;
   const TrainParams& params_;
   const std::vector<std::size_t>& rows_;
+  const double* sample_weight_;  // the fit's sample weights in X's row order (null: 1 per row), for covers
   std::size_t n_;
   std::size_t d_;
   int n_threads_;
   const std::uint64_t* global_rows_;  // distributed: the global index of each of X's rows
+  Reducer* reducer_;                  // distributed: totals the covers over the participants
+  std::vector<std::size_t> pending_trees_;   // distributed: trees whose covers are local row counts so far
+  std::vector<std::int64_t> pending_rows_;   // their nodes' local row counts, in order
   util::StageClock* clock_ = nullptr;
   data::BinMapper bins_;
   data::BinnedMatrix binned_;

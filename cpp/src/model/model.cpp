@@ -79,6 +79,22 @@ void check_single_parents(const Tree& tree, const Where& where) {
               " (the nodes must form a tree)");
 }
 
+// Covers (Tree::cover): none, or one per node, finite, >= 0, a child's at most its parent's, so every
+// ratio TreeSHAP forms is a probability in [0, 1].
+template <typename Where>
+void check_covers(const Tree& tree, const Where& where) {
+  if (tree.cover.empty()) return;
+  if (tree.cover.size() != tree.nodes.size())
+    invalid(where() + std::to_string(tree.cover.size()) + " covers for " + std::to_string(tree.nodes.size()) + " nodes");
+  for (std::size_t i = 0; i < tree.nodes.size(); ++i) {
+    const double c = tree.cover[i];
+    if (!(c >= 0.0) || !std::isfinite(c)) invalid(where() + "cover of node " + std::to_string(i) + " is not finite and >= 0");
+    const Node& node = tree.nodes[i];
+    if (node.feature >= 0 && (tree.cover[node.left] > c || tree.cover[node.right] > c))
+      invalid(where() + "a child of node " + std::to_string(i) + " has a larger cover than the node");
+  }
+}
+
 void validate_tree(const Model& model, const Tree& tree, std::size_t t) {
   const auto where = [t]() { return "tree " + std::to_string(t) + ": "; };
   if (tree.nodes.empty()) invalid(where() + "no nodes");
@@ -106,6 +122,7 @@ void validate_tree(const Model& model, const Tree& tree, std::size_t t) {
       invalid(where() + "node " + std::to_string(i) + " has out-of-range children");
   }
   check_single_parents(tree, where);
+  check_covers(tree, where);
 }
 
 void check_score_bound(const Model& model) {
@@ -216,7 +233,12 @@ void Model::validate() const {
   if (learner == LearnerKind::kTree) {
     if (!feature_mean.empty() || !feature_scale.empty() || !anchors.empty() || !anchor_rows.empty() || !similarities.empty())
       invalid("a tree model holds similarity members");
-    for (std::size_t t = 0; t < trees.size(); ++t) validate_tree(*this, trees[t], t);
+    for (std::size_t t = 0; t < trees.size(); ++t) {
+      validate_tree(*this, trees[t], t);
+      if (trees[t].cover.empty() != trees[0].cover.empty())
+        invalid("tree " + std::to_string(t) + (trees[t].cover.empty() ? " has no covers" : " has covers") +
+                " unlike tree 0 (covers are on every tree or on none)");
+    }
   } else if (learner == LearnerKind::kSimilarity) {
     if (!trees.empty()) invalid("a similarity model holds trees");
     validate_similarities(*this);
@@ -249,6 +271,10 @@ void Model::truncate(std::size_t n) {
   }
   anchor_rows.resize(std::min(used, anchor_rows.size()));
   anchors.resize(anchor_rows.size() * n_features);
+}
+
+bool Model::has_covers() const {
+  return learner != LearnerKind::kTree || trees.empty() || !trees[0].cover.empty();
 }
 
 std::vector<double> Model::feature_importances() const {

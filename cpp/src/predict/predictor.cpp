@@ -9,6 +9,7 @@
 #include "predict/cascade.hpp"
 #include "predict/engine.hpp"
 #include "predict/similarity_engine.hpp"
+#include "predict/tree_shap.hpp"
 #include "rebelboost/error.hpp"
 #include "rebelboost/predict.hpp"
 
@@ -48,6 +49,11 @@ template <typename T>
 void Predictor::predict(MatrixView<T> X, std::int32_t* classes, const PredictOptions& options,
                         std::uint32_t* n_learners) const {
   impl_->run([&](const auto& engine) { engine.predict(X, classes, options, n_learners); });
+}
+
+template <typename T>
+void Predictor::contributions(MatrixView<T> X, double* out, std::size_t n_trees, int n_threads) const {
+  rebelboost::contributions(impl_->model, X, out, n_threads, n_trees);
 }
 
 template <typename T>
@@ -128,6 +134,11 @@ void learner_outputs(const Model& model, MatrixView<T> X, double* out, int n_thr
   Predictor(model).learner_outputs(X, out, n_threads, first, n);
 }
 
+template <typename T>
+void contributions(const Model& model, MatrixView<T> X, double* out, int n_threads, std::size_t n_trees) {
+  predict::TreeShap(model, n_trees).contributions(X, out, n_threads);
+}
+
 void scores_to_classes(const Model& model, const double* scores, std::size_t n_rows, std::int32_t* out) {
   const std::size_t K = model.n_outputs;
   for (std::size_t r = 0; r < n_rows; ++r) out[r] = predict::class_of(scores + r * K, K);
@@ -138,6 +149,8 @@ void scores_to_classes(const Model& model, const double* scores, std::size_t n_r
   template void Predictor::predict<T>(MatrixView<T>, std::int32_t*, const PredictOptions&, std::uint32_t*) const; \
   template void Predictor::tree_outputs<T>(MatrixView<T>, std::int8_t*, int, std::size_t, std::size_t) const;      \
   template void Predictor::learner_outputs<T>(MatrixView<T>, double*, int, std::size_t, std::size_t) const;        \
+  template void Predictor::contributions<T>(MatrixView<T>, double*, std::size_t, int) const;                    \
+  template void contributions<T>(const Model&, MatrixView<T>, double*, int, std::size_t);                        \
   template void Predictor::decision_row<T>(const T*, std::ptrdiff_t, double*, std::size_t) const;                 \
   template Cascade Predictor::calibrate_cascade<T>(MatrixView<T>, const std::int32_t*, const CascadeTarget&, int, \
                                                   CascadeReport*) const;                                          \

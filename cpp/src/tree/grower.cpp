@@ -121,8 +121,21 @@ GrowResult TreeGrower::grow(SplitObjective& objective, int max_depth, const std:
     if (!apply_layer(plan, q, result, last_layer)) break;
   }
   finish_step_sums(result, same_values);
+  count_node_rows(result);
   pool_.release_all();
   return result;
+}
+
+// Each final leaf's rows (its range; the last layer's children: their counts, as ranges of that length),
+// then each internal node's as its children's sum (children come after their parent).
+void TreeGrower::count_node_rows(GrowResult& result) const {
+  std::vector<std::int64_t>& rows = result.node_rows;
+  rows.assign(result.tree.nodes.size(), 0);
+  for (const Leaf& leaf : leaves_) rows[leaf.node] = static_cast<std::int64_t>(leaf.rows());
+  for (std::size_t i = rows.size(); i-- > 0;) {
+    const Node& n = result.tree.nodes[i];
+    if (n.feature >= 0) rows[i] = rows[n.left] + rows[n.right];
+  }
 }
 
 std::int64_t TreeGrower::root_mass(const std::int64_t* q) const {
@@ -186,8 +199,9 @@ bool TreeGrower::grow_multiclass_root(SplitObjective& objective, GrowResult& res
   const std::vector<RowPartition::Split> splits{split_node(result, leaves_[0], s, gain)};
   const std::uint32_t left = result.tree.nodes[0].left;
   const util::StageScope partition(clock_, util::Stage::kPartition);
-  if (last_layer) {
-    partition_.label(splits, result.outputs.data(), n_threads_);
+  if (last_layer) {  // the children's ranges only carry their lengths (count_node_rows)
+    const std::size_t n_left = partition_.label(splits, result.outputs.data(), n_threads_)[0];
+    leaves_ = {Leaf{left, 0, n_left}, Leaf{left + 1, n_left, n}};
     return false;
   }
   const std::size_t mid = partition_.split(splits, result.outputs.data(), n_threads_)[0];
@@ -454,8 +468,12 @@ bool TreeGrower::apply_layer(LayerPlan& plan, const std::int64_t* q, GrowResult&
     next.push_back(right);
   }
   const util::StageScope partition(clock_, util::Stage::kPartition);
-  if (last_layer) {
-    partition_.label(splits, result.outputs.data(), n_threads_);
+  if (last_layer) {  // no partition: the children's ranges only carry their lengths (count_node_rows)
+    const std::vector<std::size_t> left = partition_.label(splits, result.outputs.data(), n_threads_);
+    for (std::size_t k = 0; k < splits.size(); ++k) {
+      next[split_at[k]].end = next[split_at[k]].begin + left[k];
+      next[split_at[k] + 1].begin = next[split_at[k]].end;
+    }
   } else {
     const std::vector<std::size_t> mids = partition_.split(splits, result.outputs.data(), n_threads_);
     for (std::size_t k = 0; k < splits.size(); ++k) {

@@ -69,6 +69,8 @@ struct GrowResult {
   // (value_mass + leaf_abs_sum) / 2, with no pass over the rows (docs/distributed.md). -1: not known.
   std::int64_t value_mass = -1;
   std::int64_t leaf_abs_sum = 0;
+  // This participant's rows reaching each node of the tree (a node's covers without sample weights).
+  std::vector<std::int64_t> node_rows;
 };
 
 // Grows trees on one binned matrix; reuses its buffers across calls. Not thread-safe itself (it runs
@@ -152,6 +154,7 @@ class TreeGrower {
   // distributed layer) read from the root's reduced mass.
   std::int64_t root_mass(const std::int64_t* q) const;
   void finish_step_sums(GrowResult& result, bool same_values) const;
+  void count_node_rows(GrowResult& result) const;
   void read_leaf_totals(LayerPlan& plan, const std::int64_t* block, GrowResult& result, bool quick);
   void search_reduced(LayerPlan& plan, int layer, const std::int64_t* q, const std::uint8_t* active_features,
                       GrowResult& result);

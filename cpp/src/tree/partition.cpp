@@ -121,18 +121,26 @@ std::vector<std::size_t> RowPartition::split(const std::vector<Split>& splits, s
   return mids;
 }
 
-void RowPartition::label(const std::vector<Split>& splits, std::int8_t* out, int n_threads) const {
+std::vector<std::size_t> RowPartition::label(const std::vector<Split>& splits, std::int8_t* out, int n_threads) const {
   std::size_t rows = 0;
   for (const Split& s : splits) rows += s.range.end - s.range.begin;
   const std::vector<Block> blocks = blocks_of(splits.size(), [&](std::size_t r) { return splits[r].range; });
+  std::vector<std::size_t> block_left(blocks.size(), 0);
   util::parallel_for(static_cast<std::ptrdiff_t>(blocks.size()), util::threads_for(2 * rows, n_threads), [&](std::ptrdiff_t k) {
     const Block& b = blocks[static_cast<std::size_t>(k)];
     const Split& s = splits[b.range];
+    std::size_t left = 0;
     for (std::size_t i = b.begin; i < b.end; ++i) {
       const std::uint32_t r = row(i);
-      out[r] = s.rule.left(r) ? s.left_value : s.right_value;
+      const bool goes_left = s.rule.left(r);
+      out[r] = goes_left ? s.left_value : s.right_value;
+      left += goes_left;
     }
+    block_left[static_cast<std::size_t>(k)] = left;
   });
+  std::vector<std::size_t> left(splits.size(), 0);
+  for (std::size_t k = 0; k < blocks.size(); ++k) left[blocks[k].range] += block_left[k];
+  return left;
 }
 
 void RowPartition::gather_values(const std::vector<Range>& ranges, const std::int64_t* q, std::int64_t* values,

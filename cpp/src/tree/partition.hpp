@@ -50,8 +50,9 @@ class RowPartition {
   // so the order never depends on n_threads.
   std::vector<std::size_t> split(const std::vector<Split>& splits, std::int8_t* out, int n_threads);
 
-  // Only the outputs of each split (the last layer): out[row] = left_value or right_value.
-  void label(const std::vector<Split>& splits, std::int8_t* out, int n_threads) const;
+  // Only the outputs of each split (the last layer): out[row] = left_value or right_value. Returns, per
+  // split, how many of its rows go left.
+  std::vector<std::size_t> label(const std::vector<Split>& splits, std::int8_t* out, int n_threads) const;
 
   // values[i] = q[row(i)] for i in each range: leaves' values in their row order, for gathers.
   void gather_values(const std::vector<Range>& ranges, const std::int64_t* q, std::int64_t* values, int n_threads) const;

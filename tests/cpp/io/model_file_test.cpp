@@ -75,6 +75,7 @@ struct RawTree {
   std::optional<std::uint32_t> declared_nodes;  // default: nodes.size()
   std::vector<double> step;
   std::vector<RawNode> nodes;
+  std::vector<double> covers;  // version 5: written after the nodes when the model's covers flag is 1
 };
 
 struct RawModel {
@@ -84,24 +85,31 @@ struct RawModel {
   std::optional<std::uint64_t> declared_metadata;  // default: metadata.size()
   std::optional<std::uint64_t> declared_trees;     // default: trees.size()
   std::vector<RawTree> trees;
+  std::optional<std::uint32_t> covers_flag;  // version 5; default: 1 when the first tree has covers
+  std::uint32_t covers_padding = 0;
   std::uint32_t cascade_every = 0;         // version 3: the soft cascade section
   std::vector<double> cascade_thresholds;  // n_checkpoints x classes
   std::uint32_t g = 0;                     // version 4: REBEL's surrogate
   std::string after_trees;  // extra payload bytes after the last section
 };
 
-// The payload in the layout of `version` (before 3: no cascade section).
+// The payload in the layout of `version` (before 3: no cascade section; before 4: no g; before 5: no covers).
 std::string payload_of(const RawModel& m, std::uint32_t version = 1) {
   Bytes b;
   b.put(m.loss).put(m.n_features).put(m.n_outputs).put(m.reserved);
   for (double v : m.bias) b.put(v);
   b.put<std::uint64_t>(m.declared_metadata.value_or(m.metadata.size())).raw(m.metadata);
   b.put<std::uint64_t>(m.declared_trees.value_or(m.trees.size()));
+  if (version >= 5)
+    b.put<std::uint32_t>(m.covers_flag.value_or(!m.trees.empty() && !m.trees[0].covers.empty() ? 1 : 0))
+        .put(m.covers_padding);
   for (const RawTree& t : m.trees) {
     b.put<std::uint32_t>(t.declared_nodes.value_or(static_cast<std::uint32_t>(t.nodes.size())));
     for (double v : t.step) b.put(v);
     for (const RawNode& n : t.nodes)
       b.put(n.feature).put(n.nan_left).put(n.value).put(n.padding).put(n.left).put(n.right).put(n.threshold).put(n.gain);
+    if (version >= 5)
+      for (double c : t.covers) b.put(c);
   }
   if (version >= 3) {
     const std::uint32_t classes = m.n_outputs == 1 ? 2 : m.n_outputs;
@@ -156,6 +164,7 @@ RawModel raw_of(const Model& model) {
       rn.gain = n.gain;
       rt.nodes.push_back(rn);
     }
+    rt.covers = t.cover;
     r.trees.push_back(rt);
   }
   r.cascade_every = model.cascade.every;
@@ -736,13 +745,13 @@ TEST(ModelFileHostile, CascadeSection) {
   EXPECT_EQ(from_bytes(file_of(m)).cascade.thresholds, (std::vector<double>{0.5, 0.5}));
   Bytes b;  // every 1, 3 classes for a binary model
   b.put<std::uint32_t>(1).put<std::uint32_t>(3).put<std::uint64_t>(0);
-  expect_rejected(file_of(payload_of(base_model(), 1) + b.str()), "cascade for 3 classes");
+  expect_rejected(file_of(payload_of(base_model(), 1) + b.str(), version(3)), "cascade for 3 classes");
   Bytes huge;  // 2^61 checkpoints
   huge.put<std::uint32_t>(1).put<std::uint32_t>(2).put<std::uint64_t>(std::uint64_t{1} << 61);
-  expect_rejected(file_of(payload_of(base_model(), 1) + huge.str()), "cascade checkpoint count");
+  expect_rejected(file_of(payload_of(base_model(), 1) + huge.str(), version(3)), "cascade checkpoint count");
   Bytes empty;  // no checkpoints, yet checked every 5 learners
   empty.put<std::uint32_t>(5).put<std::uint32_t>(2).put<std::uint64_t>(0);
-  expect_rejected(file_of(payload_of(base_model(), 1) + empty.str()), "empty cascade");
+  expect_rejected(file_of(payload_of(base_model(), 1) + empty.str(), version(3)), "empty cascade");
   m.cascade_thresholds = {std::nan(""), 0.5};
   expect_rejected(file_of(m), "cascade threshold 0");
   m.cascade_thresholds = {0.5, 0.5, 0.5, 0.5};  // a checkpoint at learner 2 of the 2 trees
@@ -755,13 +764,13 @@ TEST(ModelFileHostile, CascadeSection) {
 // exponential for a binary model, is rejected; a REBEL model keeps its g through a round trip.
 TEST(ModelFileHostile, SurrogateSection) {
   RawModel m = base_model();
-  for (std::uint32_t v : {1u, 2u, 3u, kFormatVersion})
+  for (std::uint32_t v : {1u, 2u, 3u, 4u, kFormatVersion})
     EXPECT_EQ(from_bytes(file_of(m, version(v))).g, RebelG::kExponential);
   m.g = 1;
   expect_rejected(file_of(m), "surrogate (REBEL only)");
   m.g = 7;
   expect_rejected(file_of(m), "unknown REBEL surrogate g 7");
-  expect_rejected(file_of(payload_of(base_model(), 3)), "truncated");  // a version 4 file without its g
+  expect_rejected(file_of(payload_of(base_model(), 3), version(4)), "truncated");  // a version 4 file without its g
   RawModel r = base_model();
   r.loss = 3;
   r.n_outputs = 2;
