@@ -60,9 +60,9 @@ REBEL_CONFIGS = {
 }
 
 
-def split():
+def split(seed=0):
     X, y, X_test, y_test = fashion_mnist()
-    order = np.random.default_rng(0).permutation(len(y))
+    order = np.random.default_rng(seed).permutation(len(y))
     tr, va = order[:50_000], order[50_000:]
     f32 = lambda a: np.ascontiguousarray(a, dtype=np.float32)  # noqa: E731
     return f32(X[tr]), y[tr].astype(np.int32), f32(X[va]), y[va], f32(X_test), y_test
@@ -107,7 +107,7 @@ def run_rebel(data, config, cap, max_trees, budgets):
 
     model = _core.train(X, y, None, 10, "rebel", max_trees, config["max_depth"], 256, config["learning_rate"],
                         THREADS, callback=stamp, feature_fraction=config["feature_fraction"],
-                        subsample=config["subsample"], seed=0)[0]
+                        subsample=config["subsample"], seed=0, rebel_loss=config.get("loss", "exponential"))[0]
     curve = {"time_s": stamps[:model.n_trees], "val_error": staged_errors(model, X_val, y_val)[0]}
     picks = picked_stages(curve, budgets)
     curve["test_error"], kept = staged_errors(model, X_test, y_test, set(picks.values()))

@@ -80,9 +80,13 @@ class CoupledSumLoss final : public Loss {
     return curvature_.data();
   }
 
+  // The step of the tree so far is held fixed; each layer's Newton solve starts from the previous layer's
+  // step of the same tree (the layers differ only on the rows of the leaves just split), the first from 0.
   const std::int64_t* split_values(int layer, const std::int8_t* f) override {
     if (layer == 0) throw InvalidArgument("internal error: REBEL's root split is multi-class, not scalar");
-    const std::vector<double> a = step(f).step;
+    if (layer == 1) layer_step_.assign(K_, 0.0);
+    layer_step_ = solve(f, layer_step_).step;
+    const std::vector<double>& a = layer_step_;
     std::vector<double> g(n_);
     const double total = util::reduced_value(
         util::block_sums(n_, 1, kBlock, pass_threads(), [&](std::size_t i, util::ExactSum* t) {
@@ -102,24 +106,7 @@ class CoupledSumLoss final : public Loss {
     return q_.data();
   }
 
-  Step step(const std::int8_t* f) const override {
-    const double eps = smoothing_ * z_;
-    Step s;
-    double steepest = 0.0;
-    bool first = true;
-    s.step = newton_minimise(K_, kMaxStep, [&](const std::vector<double>& a, const std::vector<std::uint8_t>& active) {
-      SlopeCurvature d = derivatives(f, a, active);
-      for (std::size_t k = 0; k < K_; ++k) {
-        if (first) steepest = std::max(steepest, std::fabs(d.slope[k]));
-        d.slope[k] += eps * (G::d1(a[k]) - G::d1(-a[k]));
-        d.curvature[k] += eps * (G::d2(a[k]) + G::d2(-a[k]));
-      }
-      first = false;
-      return d;
-    });
-    s.has_edge = steepest > 1e-12 * z_;
-    return s;
-  }
+  Step step(const std::int8_t* f) const override { return solve(f, std::vector<double>(K_, 0.0)); }
 
   // update() needs only f and a: no Newton solve for eval sets.
   Step sums_for_update(const std::int8_t* /*f*/) const override { return Step{}; }
@@ -146,6 +133,28 @@ class CoupledSumLoss final : public Loss {
   }
 
  private:
+  // The smoothed per-class minimiser along f, by Newton from `start`; has_edge from the slopes at 0 (the
+  // start of step(); a warm start measures them at its own start, which only split_values uses).
+  Step solve(const std::int8_t* f, std::vector<double> start) const {
+    const double eps = smoothing_ * z_;
+    Step s;
+    double steepest = 0.0;
+    bool first = true;
+    auto evaluate = [&](const std::vector<double>& a, const std::vector<std::uint8_t>& active) {
+      SlopeCurvature d = derivatives(f, a, active);
+      for (std::size_t k = 0; k < K_; ++k) {
+        if (first) steepest = std::max(steepest, std::fabs(d.slope[k]));
+        d.slope[k] += eps * (G::d1(a[k]) - G::d1(-a[k]));
+        d.curvature[k] += eps * (G::d2(a[k]) + G::d2(-a[k]));
+      }
+      first = false;
+      return d;
+    };
+    s.step = newton_minimise(std::move(start), kMaxStep, evaluate);
+    s.has_edge = steepest > 1e-12 * z_;
+    return s;
+  }
+
   double sign(std::size_t i, std::size_t k) const { return static_cast<std::size_t>(y_[i]) == k ? -1.0 : 1.0; }
 
   // Exact total over every participant of term(alpha_nk, sigma_nk H_nk, k).
@@ -191,8 +200,10 @@ class CoupledSumLoss final : public Loss {
             const double alpha = alpha_[i * K_ + k];
             if (!active[k] || alpha == 0.0) continue;
             const double sigma = sign(i, k), x = sigma * (H_[i * K_ + k] + fi * a[k]);
-            t[k].add(alpha * sigma * fi * G::d1(x));
-            t[K_ + k].add(alpha * G::d2(x));
+            double first = 0.0, second = 0.0;
+            G::derivatives(x, first, second);
+            t[k].add(alpha * sigma * fi * first);
+            t[K_ + k].add(alpha * second);
           }
         });
     const std::vector<double> totals = util::reduced_values(sums, reducer_);
@@ -222,6 +233,7 @@ class CoupledSumLoss final : public Loss {
   std::vector<double> alpha_;  // n x K subcost x sample weight, normalised
   std::vector<double> H_;      // n x K scores
   std::vector<std::int64_t> gradient_, curvature_, q_;
+  std::vector<double> layer_step_;  // the step split_values held fixed for the last layer of this tree
   double z_ = 1.0;             // current loss (1 at H = 0)
 };
 

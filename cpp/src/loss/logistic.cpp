@@ -23,6 +23,11 @@ struct LogisticG {
   static double value(double x) { return (std::fmax(x, 0.0) + std::log1p(std::exp(-std::fabs(x)))) / kLn2; }
   static double d1(double x) { return sigmoid(x) / kLn2; }
   static double d2(double x) { return sigmoid(x) * sigmoid(-x) / kLn2; }
+  static void derivatives(double x, double& first, double& second) {  // one exponential for both
+    const double s = sigmoid(x);
+    first = s / kLn2;
+    second = s * (1.0 - s) / kLn2;
+  }
   // pair_min(r) = min_h r g(h) + g(-h) = (r ln(1 + 1/r) + ln(1 + r)) / ln 2 (at e^h = 1/r), increasing
   // from 0 and unbounded; its inverse by bisection on log2 r.
   static double pair_min(double r) { return r > 0.0 ? (r * std::log1p(1.0 / r) + std::log1p(r)) / kLn2 : 0.0; }

@@ -23,11 +23,13 @@ struct SlopeCurvature {
   explicit SlopeCurvature(std::size_t K) : slope(K, 0.0), curvature(K, 0.0) {}
 };
 
-// evaluate(a, active) -> SlopeCurvature at the K-vector a for the classes with active[k] != 0.
-// Deterministic: the iterates depend only on what evaluate returns. Returns the minimiser per class.
+// evaluate(a, active) -> SlopeCurvature at the K-vector a for the classes with active[k] != 0, starting
+// from `a` (each entry within +-bound). Deterministic: the iterates depend only on the start and on what
+// evaluate returns. Returns the minimiser per class.
 template <typename Evaluate>
-std::vector<double> newton_minimise(std::size_t K, double bound, Evaluate&& evaluate) {
-  std::vector<double> a(K, 0.0), lo(K, -bound), hi(K, bound);
+std::vector<double> newton_minimise(std::vector<double> a, double bound, Evaluate&& evaluate) {
+  const std::size_t K = a.size();
+  std::vector<double> lo(K, -bound), hi(K, bound);
   std::vector<std::uint8_t> active(K, 1);
   constexpr int kMaxPasses = 100;
   for (int pass = 0; pass < kMaxPasses; ++pass) {

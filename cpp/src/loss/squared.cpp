@@ -14,6 +14,10 @@ struct SquaredG {
   static double value(double x) { return (1.0 + x) * (1.0 + x); }
   static double d1(double x) { return 2.0 * (1.0 + x); }
   static double d2(double /*x*/) { return 2.0; }
+  static void derivatives(double x, double& first, double& second) {
+    first = d1(x);
+    second = 2.0;
+  }
   // pair_min(r) = min_h r (1 + h)^2 + (1 - h)^2 = 4 r / (1 + r) (at h = (1 - r) / (1 + r)), below 4.
   static double pair_min_inverse(double x) {
     if (!(x > 0.0)) return 0.0;

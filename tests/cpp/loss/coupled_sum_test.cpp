@@ -51,7 +51,7 @@ TEST(NewtonStep, FindsTheMinimiserOfSumsOfLogistics) {
       for (std::size_t m = 0; m < n; ++m) v += c[k][m] * logistic(s[k][m] * (h[k][m] + f[k][m] * a));
       return v;
     };
-    const std::vector<double> a = newton_minimise(K, 40.0, [&](const std::vector<double>& at, const std::vector<std::uint8_t>& active) {
+    auto evaluate = [&](const std::vector<double>& at, const std::vector<std::uint8_t>& active) {
       SlopeCurvature d(K);
       for (std::size_t k = 0; k < K; ++k) {
         if (!active[k]) continue;
@@ -63,7 +63,8 @@ TEST(NewtonStep, FindsTheMinimiserOfSumsOfLogistics) {
         }
       }
       return d;
-    });
+    };
+    const std::vector<double> a = newton_minimise(std::vector<double>(K, 0.0), 40.0, evaluate);
     for (std::size_t k = 0; k < K; ++k) {
       const double best = golden_section([&](double x) { return phi(k, x); }, -40.0, 40.0);
       EXPECT_LE(phi(k, a[k]), phi(k, best) * (1.0 + 1e-12)) << "trial " << trial << " class " << k;
