@@ -141,7 +141,9 @@ void predict_rows(const Model& model, const rebelboost::Predictor& predictor, co
     if (predictor.predict_row(x, X.col_stride, row.data()) != classes[r]) finding("one-row class disagrees");
   }
   check_kernel_sets(engines, X, scores, options, classes, cascade);
-  if (model.learner == rebelboost::LearnerKind::kTree && model.has_covers()) {
+  // (The caller owns the n x K x (d + 1) output: a valid file may declare millions of features, so the
+  // harness bounds its own buffer, as it does for the importances.)
+  if (model.learner == rebelboost::LearnerKind::kTree && model.has_covers() && n_rows * K * (d + 1) <= (1u << 20)) {
     // TreeSHAP: finite whatever the covers (each ratio is in [0, 1]); on 1 and 2 threads the same bits.
     std::vector<double> phi(n_rows * K * (d + 1)), phi2(phi.size());
     predictor.contributions(X, phi.data(), rebelboost::kAllLearners, 1);
