@@ -108,15 +108,17 @@ const double* weights_of(const py::object& sample_weight, std::size_t n_rows, Ar
   return keep.data();
 }
 
-// The arrays of the eval sets, converted and kept alive while the core reads them.
+// The arrays of the eval sets, converted and kept alive while the core reads them: class indices y for
+// classifiers, real targets for the regressor.
 struct EvalArrays {
   std::vector<py::array> X;
   std::vector<Labels> y;
+  std::vector<Array> target;
   std::vector<Array> w;
   std::vector<const double*> w_data;
 };
 
-EvalArrays eval_arrays(const py::list& eval_sets, const py::array& X) {
+EvalArrays eval_arrays(const py::list& eval_sets, const py::array& X, bool regression = false) {
   EvalArrays a;
   for (const py::handle& item : eval_sets) {
     const py::tuple t = py::reinterpret_borrow<py::tuple>(item);
@@ -124,8 +126,14 @@ EvalArrays eval_arrays(const py::list& eval_sets, const py::array& X) {
     py::array Xe = py::array::ensure(t[0]);
     if (!Xe || Xe.ndim() != 2 || !Xe.dtype().is(X.dtype()))
       throw InvalidArgument("an eval set's X must be a 2-D array of the training data's dtype");
-    Labels ye = Labels::ensure(t[1]);
-    if (!ye || ye.ndim() != 1 || ye.shape(0) != Xe.shape(0))
+    if (regression) {
+      Array te = Array::ensure(t[1]);
+      if (!te || te.ndim() != 1 || te.shape(0) != Xe.shape(0))
+        throw InvalidArgument("an eval set's y must be 1-D with one target per row");
+      a.target.push_back(te);
+    }
+    Labels ye = regression ? Labels(py::ssize_t{0}) : Labels::ensure(t[1]);
+    if (!regression && (!ye || ye.ndim() != 1 || ye.shape(0) != Xe.shape(0)))
       throw InvalidArgument("an eval set's y must be 1-D with one label index per row");
     a.w.emplace_back();
     a.w_data.push_back(weights_of(py::reinterpret_borrow<py::object>(t[2]), static_cast<std::size_t>(Xe.shape(0)),
@@ -200,6 +208,33 @@ std::unique_ptr<DistributedPart> distributed_part(const py::object& reducer, con
   return part;
 }
 
+// train()'s and train_regressor()'s result: (Model, history, stop_reason, stop_message, error, stage_seconds).
+py::tuple result_tuple(Interruptible& run) {
+  py::list history;
+  for (const IterationInfo& info : run.result.history) history.append(info_to_dict(info));
+  py::dict wall, thread_cpu, process_cpu;
+  for (const TrainResult::StageSeconds& s : run.result.stage_seconds) {
+    wall[py::str(s.stage)] = s.wall;
+    thread_cpu[py::str(s.stage)] = s.thread_cpu;
+    process_cpu[py::str(s.stage)] = s.process_cpu;
+  }
+  py::dict stages;
+  stages["wall"] = wall;
+  stages["thread_cpu"] = thread_cpu;
+  stages["process_cpu"] = process_cpu;
+  return py::make_tuple(PyModel(std::move(run.result.model)), history, run.result.stop_reason, run.result.stop_message,
+                        run.error, stages);
+}
+
+// The per-iteration relay to a Python callback (empty when callback is None).
+IterationCallback python_callback(const py::object& callback, const EvalArrays& evals, std::size_t K) {
+  if (callback.is_none()) return {};
+  return [&callback, &evals, K](const IterationInfo& info) {
+    const py::object r = callback(record_of(info, evals, K));
+    return r.is_none() || r.cast<bool>();
+  };
+}
+
 py::tuple train_py(const py::array& X, const Labels& y, const py::object& sample_weight, std::size_t n_classes,
                    const std::string& loss, int n_estimators, int max_depth, int n_bins, double learning_rate,
                    int n_threads, double smoothing, std::size_t bin_subsample, std::int64_t bin_seed,
@@ -226,13 +261,7 @@ py::tuple train_py(const py::array& X, const Labels& y, const py::object& sample
   const std::unique_ptr<DistributedPart> part =
       distributed_part(reducer, bin_edges, global_rows, n_rows, py_reducer, rows_kept);
   const std::size_t K = p.loss == LossKind::kRebel ? n_classes : 1;
-  std::function<bool(const IterationInfo&)> on_iteration;
-  if (!callback.is_none()) {
-    on_iteration = [&](const IterationInfo& info) {
-      const py::object r = callback(record_of(info, evals, K));
-      return r.is_none() || r.cast<bool>();
-    };
-  }
+  const IterationCallback on_iteration = python_callback(callback, evals, K);
   const std::int32_t* labels = y.data();
   Interruptible run = with_view(X, [&](auto view) {
     using T = std::remove_cv_t<std::remove_pointer_t<decltype(view.data)>>;
@@ -249,20 +278,55 @@ py::tuple train_py(const py::array& X, const Labels& y, const py::object& sample
         },
         on_iteration);
   });
-  py::list history;
-  for (const IterationInfo& info : run.result.history) history.append(info_to_dict(info));
-  py::dict wall, thread_cpu, process_cpu;
-  for (const TrainResult::StageSeconds& s : run.result.stage_seconds) {
-    wall[py::str(s.stage)] = s.wall;
-    thread_cpu[py::str(s.stage)] = s.thread_cpu;
-    process_cpu[py::str(s.stage)] = s.process_cpu;
-  }
-  py::dict stages;
-  stages["wall"] = wall;
-  stages["thread_cpu"] = thread_cpu;
-  stages["process_cpu"] = process_cpu;
-  return py::make_tuple(PyModel(std::move(run.result.model)), history, run.result.stop_reason, run.result.stop_message,
-                        run.error, stages);
+  return result_tuple(run);
+}
+
+py::tuple train_regressor_py(const py::array& X, const py::object& y, const py::object& sample_weight, int n_estimators,
+                             int max_depth, int n_bins, double learning_rate, int n_threads, int min_samples_leaf,
+                             double subsample, double feature_fraction, std::int64_t seed, std::size_t bin_subsample,
+                             std::int64_t bin_seed, const py::object& callback, const py::object& init_model,
+                             const py::list& eval_sets) {
+  TrainParams p;
+  p.loss = LossKind::kSquaredError;
+  p.n_estimators = n_estimators;
+  p.max_depth = max_depth;
+  p.n_bins = n_bins;
+  p.learning_rate = learning_rate;
+  p.n_threads = n_threads;
+  p.min_samples_leaf = min_samples_leaf;
+  p.subsample = subsample;
+  p.feature_fraction = feature_fraction;
+  p.seed = seed;
+  p.bin_subsample = bin_subsample;
+  p.bin_seed = bin_seed;
+  const std::size_t n_rows = X.ndim() == 2 ? static_cast<std::size_t>(X.shape(0)) : 0;
+  Array targets = Array::ensure(y);
+  if (!targets || targets.ndim() != 1 || static_cast<std::size_t>(targets.shape(0)) != n_rows)
+    throw InvalidArgument("y must be 1-D with one target per row of X");
+  Array weights;
+  const double* w = weights_of(sample_weight, n_rows, weights, "sample_weight");
+  const Model* init = init_model.is_none() ? nullptr : &init_model.cast<const PyModel&>().model();
+  const EvalArrays evals = eval_arrays(eval_sets, X, /*regression=*/true);
+  const IterationCallback on_iteration = python_callback(callback, evals, 1);
+  const double* target = targets.data();
+  Interruptible run = with_view(X, [&](auto view) {
+    using T = std::remove_cv_t<std::remove_pointer_t<decltype(view.data)>>;
+    TrainOptions<T> options;
+    options.init_model = init;
+    for (std::size_t e = 0; e < evals.X.size(); ++e) {
+      EvalSet<T> set{view_2d<T>(evals.X[e]), nullptr, evals.w_data[e]};
+      set.target = evals.target[e].data();
+      options.eval_sets.push_back(set);
+    }
+    return run_interruptible(
+        [&](const IterationCallback& relay, const std::atomic<bool>* stop) {
+          options.callback = relay;
+          options.stop = stop;
+          return train_regressor(view, target, w, p, options);
+        },
+        on_iteration);
+  });
+  return result_tuple(run);
 }
 
 // The global rows whose values give the bin edges: what BinMapper::fit samples from n_rows rows.
@@ -300,6 +364,14 @@ py::list bin_edges_of(const py::array& X, int n_bins, const py::object& sample_w
 }  // namespace
 
 void bind_train(py::module_& m) {
+  m.def("train_regressor", &train_regressor_py, py::arg("X"), py::arg("y"), py::arg("sample_weight"),
+        py::arg("n_estimators"), py::arg("max_depth"), py::arg("n_bins"), py::arg("learning_rate"),
+        py::arg("n_threads"), py::arg("min_samples_leaf") = TrainParams{}.min_samples_leaf,
+        py::arg("subsample") = 1.0, py::arg("feature_fraction") = 1.0, py::arg("seed") = 0,
+        py::arg("bin_subsample") = TrainParams{}.bin_subsample, py::arg("bin_seed") = TrainParams{}.bin_seed,
+        py::arg("callback") = py::none(), py::arg("init_model") = py::none(), py::arg("eval_sets") = py::list(),
+        "Fit a gradient-boosted regressor (squared error, regression trees); returns what train() returns. y: "
+        "float64 targets; eval_sets: [(X, y, sample_weight or None)] with float64 targets.");
   m.def("bin_sample_rows", &bin_sample_rows, py::arg("n_rows"), py::arg("bin_subsample") = TrainParams{}.bin_subsample,
         py::arg("bin_seed") = TrainParams{}.bin_seed,
         "The rows (ascending) whose values a fit of n_rows rows uses to find bin edges (rows with zero weight "

@@ -40,7 +40,8 @@ auto with_view(const py::array& X, Fn&& fn) {
 
 // The Python layer's name of each loss ("adaboost", "veb", "rebel"): train() takes it, Model.loss_key gives it.
 inline constexpr std::pair<const char*, LossKind> kLossKeys[] = {
-    {"adaboost", LossKind::kAdaBoost}, {"veb", LossKind::kVebBoost}, {"rebel", LossKind::kRebel}};
+    {"adaboost", LossKind::kAdaBoost}, {"veb", LossKind::kVebBoost}, {"rebel", LossKind::kRebel},
+    {"squared_error", LossKind::kSquaredError}};
 
 inline LossKind parse_loss(const std::string& key) {
   for (const auto& [name, kind] : kLossKeys)

@@ -21,7 +21,7 @@ namespace rebelboost {
 // 4: REBEL's surrogate g after the cascade (older files load as exponential).
 // 5: node covers (Tree::cover) after each tree's nodes (older files load without covers).
 // Every earlier version still loads.
-inline constexpr std::uint32_t kFormatVersion = 5;
+inline constexpr std::uint32_t kFormatVersion = 6;
 
 // Model -> bytes of the file format.
 std::string serialize(const Model& model);

@@ -1,5 +1,6 @@
 // The trained ensemble: bias a_0 plus T weak learners, each with a step vector: trees with +-1 leaves, or
-// Localized Similarities with real outputs in [-1, 1] (DESIGN "Model", "Weak learners").
+// Localized Similarities with real outputs in [-1, 1] (docs/design/model.md), or, for regression, trees
+// with real-valued leaves (docs/guide/regression.md).
 #pragma once
 
 #include <cstddef>
@@ -14,6 +15,7 @@ enum class LossKind : std::uint32_t {
   kAdaBoost = 1,  // binary, K = 1 score, class 1 iff H > 0
   kVebBoost = 2,  // binary, K = 1 score, class 1 iff H > 0
   kRebel = 3,     // K scores, class = argmax_k H_k (minimum-risk class)
+  kSquaredError = 4,  // regression: K = 1 real-valued output H, trees with real leaves (Tree::leaf_value)
 };
 
 const char* loss_name(LossKind loss);
@@ -48,6 +50,8 @@ inline constexpr std::size_t kMaxMetadataBytes = std::size_t{1} << 25;  // 32 Mi
 // Largest |bias_k| + sum_t |step_tk| for any class k: every score, and twice it and the difference of two,
 // stays finite, so probabilities never turn into NaN.
 inline constexpr double kMaxAbsScore = 1e300;
+// Largest |y| of a regression target: squared errors (1e300) stay finite.
+inline constexpr double kMaxAbsTarget = 1e150;
 
 // One node of a tree. A split sends x to `left` when x[feature] <= threshold, NaN to the side nan_left
 // names, everything else to `right`. A leaf has feature == -1 and value +1 or -1.
@@ -61,10 +65,13 @@ struct Node {
   double gain = 0.0;        // decrease of the (normalised) training loss bought by this split
 };
 
-// A binary tree f(x) in {+1, -1}; the model adds f(x) * step to the K scores.
+// A binary tree f(x) in {+1, -1}; the model adds f(x) * step to the K scores. In a regression model
+// (LossKind::kSquaredError) f(x) is the real leaf_value of the leaf x reaches (its leaves' Node::value is +1).
 struct Tree {
   std::vector<Node> nodes;  // nodes[0] is the root
   std::vector<double> step; // K entries
+  // Regression models only (empty otherwise): per node, the leaf's output f (0 at split nodes), finite.
+  std::vector<double> leaf_value;
   // Node covers (docs/guide/explanations.md): cover[i] is the training sample weight (the weights the fit
   // was given, not the boosting weights; 1 per row without them) that reaches node i, summed exactly and
   // rounded once. Empty for trees read from files older than format version 5. Finite, >= 0, and a child's
@@ -84,6 +91,28 @@ struct Tree {
       i = go_left ? n.left : n.right;
     }
   }
+
+  // f(x) as a real number: leaf_value of the leaf x reaches, or its +-1 value.
+  template <typename T>
+  double output_real(const T* x, std::ptrdiff_t stride) const {
+    return leaf_value.empty() ? static_cast<double>(output(x, stride)) : leaf_value[leaf_index(x, stride)];
+  }
+
+  // The node index of the leaf x reaches.
+  template <typename T>
+  std::uint32_t leaf_index(const T* x, std::ptrdiff_t stride) const {
+    std::uint32_t i = 0;
+    for (;;) {
+      const Node& n = nodes[i];
+      if (n.feature < 0) return i;
+      const T v = x[static_cast<std::ptrdiff_t>(n.feature) * stride];
+      const bool go_left = (v != v) ? (n.nan_left != 0) : (static_cast<double>(v) <= n.threshold);
+      i = go_left ? n.left : n.right;
+    }
+  }
+
+  // max |f(x)| over the leaves: 1 for +-1 trees.
+  double max_abs_output() const;
 
   int depth() const;
 };
@@ -136,8 +165,11 @@ struct Model {
   std::string metadata;         // opaque to the core (the Python layer stores classes, names, params as JSON)
   Cascade cascade;              // optional soft cascade, used when a prediction asks for it
 
-  // Classes a prediction chooses from: 2 for binary models (K = 1), else K.
+  // Classes a prediction chooses from: 2 for binary models (K = 1), else K (regression models: 2, unused).
   std::size_t n_classes() const { return n_outputs == 1 ? 2 : n_outputs; }
+
+  // A regressor (LossKind::kSquaredError): its score H is the prediction; it has no classes, cascade or exit.
+  bool is_regression() const { return loss == LossKind::kSquaredError; }
 
   // Number of weak learners (trees or similarities), the T of H = a_0 + sum_{t < T} f_t a_t.
   std::size_t n_learners() const { return learner == LearnerKind::kTree ? trees.size() : similarities.size(); }

@@ -88,6 +88,9 @@ struct TrainParams {
   // weights count as frequencies). It caps |a| near ln(N K') / 2, and REBEL with K = 2 and uniform
   // costs gets exactly AdaBoost's smoothing.
   double smoothing = -1.0;
+  // Regression trees (LossKind::kSquaredError): a split must leave each side at least this much sample
+  // weight, in units of the mean sample weight (without sample weights: this many rows). >= 1.
+  int min_samples_leaf = 20;
 };
 
 // What one boosting iteration did; passed to the callback and kept in TrainResult::history.
@@ -118,7 +121,8 @@ using IterationCallback = std::function<bool(const IterationInfo&)>;
 template <typename T>
 struct EvalSet {
   MatrixView<T> X;                        // the training data's features, in the same order
-  const std::int32_t* y = nullptr;        // class indices in [0, n_classes)
+  const std::int32_t* y = nullptr;        // class indices in [0, n_classes) (classifiers)
+  const double* target = nullptr;         // real targets, finite (regression: train_regressor)
   const double* sample_weight = nullptr;  // null: all ones; otherwise finite, >= 0, positive sum
 };
 
@@ -188,6 +192,14 @@ struct TrainResult {
 template <typename T>
 TrainResult train(MatrixView<T> X, const std::int32_t* y, const double* sample_weight,
                   std::size_t n_classes, const TrainParams& params, const TrainOptions<T>& options);
+
+// Regression (docs/guide/regression.md): gradient boosting of regression trees on the squared error;
+// params.loss must be LossKind::kSquaredError. y[n] is a finite real target with |y| <= 1e150; eval sets
+// carry EvalSet::target. Weights and every other rule as train(); TrainResult::history's train_loss and
+// eval_loss are weighted mean squared errors.
+template <typename T>
+TrainResult train_regressor(MatrixView<T> X, const double* y, const double* sample_weight, const TrainParams& params,
+                            const TrainOptions<T>& options);
 
 // The same without options beyond a callback.
 template <typename T>

@@ -41,6 +41,10 @@ void check_params(const TrainParams& p) {
   if (p.rebel_g != RebelG::kExponential && p.loss != LossKind::kRebel)
     throw InvalidArgument(std::string("the ") + rebel_g_name(p.rebel_g) + " loss is REBEL's; " + loss_name(p.loss) +
                           " is exponential only");
+  if (p.min_samples_leaf < 1) throw InvalidArgument("min_samples_leaf must be >= 1, got " + std::to_string(p.min_samples_leaf));
+  if (p.loss == LossKind::kSquaredError && (p.learner != LearnerKind::kTree || p.criterion != 0 || p.weight_trim < 1.0))
+    throw InvalidArgument("the regressor grows regression trees by the variance criterion (no similarities, criterion or "
+                          "weight_trim)");
   if (p.rebel_g != RebelG::kExponential && p.learner != LearnerKind::kTree)
     throw InvalidArgument(std::string("similarities need REBEL's exponential loss, not the ") + rebel_g_name(p.rebel_g) +
                           " one (their steps and selection use its closed forms)");
@@ -49,7 +53,8 @@ void check_params(const TrainParams& p) {
 // Checks shapes, labels and weights; returns (the number of rows, the exact sum of sample weights) over every
 // participant (a distributed part may hold no rows; the whole fit needs one).
 std::pair<std::size_t, double> check_data(std::size_t n_rows, std::size_t n_cols, const std::int32_t* y,
-                                          const double* sample_weight, std::size_t n_classes, Reducer* reducer) {
+                                          const double* target, const double* sample_weight, std::size_t n_classes,
+                                          Reducer* reducer) {
   if (n_rows == 0 && reducer == nullptr) throw InvalidArgument("X has 0 samples; at least 1 is required");
   if (n_cols == 0) throw InvalidArgument("X has 0 features; at least 1 is required");
   if (n_cols > kMaxFeatures)
@@ -59,7 +64,8 @@ std::pair<std::size_t, double> check_data(std::size_t n_rows, std::size_t n_cols
     throw InvalidArgument(std::to_string(n_classes) + " classes, more than the limit kMaxClasses = " +
                           std::to_string(kMaxClasses));
   if (n_rows > static_cast<std::size_t>(UINT32_MAX)) throw InvalidArgument("X has too many samples (max 2^32 - 1)");
-  for (std::size_t i = 0; i < n_rows; ++i)
+  if (target != nullptr) boost::check_targets(target, n_rows, "");
+  for (std::size_t i = 0; y != nullptr && i < n_rows; ++i)
     if (y[i] < 0 || static_cast<std::size_t>(y[i]) >= n_classes)
       throw InvalidArgument("label index " + std::to_string(y[i]) + " at row " + std::to_string(i) +
                             " is outside [0, " + std::to_string(n_classes) + ")");
@@ -159,7 +165,7 @@ std::string loss_rise(double before, double after, int t, bool step_minimises) {
 // The loss of params.loss for these labels and weights (rows sorted by class for REBEL's root search).
 // `weighted`: the fit has sample weights (said apart from the pointer: a participant of a distributed fit
 // without rows has none to point to, yet takes part in the weights' reduction).
-std::unique_ptr<loss::Loss> make_training_loss(const TrainParams& params, const std::int32_t* y,
+std::unique_ptr<loss::Loss> make_training_loss(const TrainParams& params, const std::int32_t* y, const double* target,
                                                const double* sample_weight, bool weighted, std::size_t n,
                                                std::size_t n_classes, double smoothing, int n_threads,
                                                Reducer* reducer) {
@@ -184,6 +190,9 @@ std::unique_ptr<loss::Loss> make_training_loss(const TrainParams& params, const 
       const std::vector<double> cost = checked_cost_matrix(params.cost_matrix, n_classes);
       return loss::make_rebel_g(params.rebel_g, y, sample_weight, n, n_classes, cost, smoothing, n_threads, reducer);
     }
+    case LossKind::kSquaredError:
+      if (reducer != nullptr) throw InvalidArgument("the regressor does not train distributed yet");
+      return loss::make_squared_error(target, sample_weight, n, n_threads);
   }
   throw InvalidArgument("unknown loss kind " + std::to_string(static_cast<std::uint32_t>(params.loss)));
 }
@@ -253,7 +262,9 @@ class BoostingRun {
   BoostingRun(const TrainParams& params, const TrainOptions<T>& options, std::size_t n_classes)
       : params_(params), options_(options), n_classes_(n_classes) {}
 
-  TrainResult run(MatrixView<T> X, const std::int32_t* y, const double* sample_weight) {
+  // y: class indices (classifiers) or null; target: real targets (the regressor) or null.
+  TrainResult run(MatrixView<T> X, const std::int32_t* y, const double* target, const double* sample_weight) {
+    target_ = target;
     clock_.enter(util::Stage::kSetup);
     check_params(params_);
     Reducer* const reducer = options_.distributed ? options_.distributed->reducer : nullptr;
@@ -261,7 +272,9 @@ class BoostingRun {
       throw InvalidArgument("distributed training needs a reducer and grows trees only (no similarities, no weight_trim)");
     if (params_.criterion != 0 && params_.loss == LossKind::kRebel)
       throw InvalidArgument("the gini and entropy criteria are available for the binary losses (AdaBoost, VEB-Boost) only");
-    const auto [n_all, weight_sum] = check_data(X.n_rows, X.n_cols, y, sample_weight, n_classes_, reducer);
+    if ((target != nullptr) != (params_.loss == LossKind::kSquaredError))
+      throw InvalidArgument(target ? "train_regressor needs the squared-error loss" : "the squared-error loss needs train_regressor");
+    const auto [n_all, weight_sum] = check_data(X.n_rows, X.n_cols, y, target, sample_weight, n_classes_, reducer);
     n_threads_ = util::resolve_threads(params_.n_threads);
     smoothing_ = default_smoothing(params_, n_all, weight_sum, sample_weight != nullptr, n_classes_);
     make_learners(X, y, sample_weight, reducer);
@@ -278,12 +291,16 @@ class BoostingRun {
     if (sort_by_class) order_ = class_order(y, sample_weight, X.n_rows, n_classes_);
     const std::int32_t* labels = sort_by_class ? order_.y.data() : y;
     const double* weights = sort_by_class && sample_weight ? order_.w.data() : sample_weight;
-    loss_ = make_training_loss(params_, labels, weights, sample_weight != nullptr, X.n_rows, n_classes_, smoothing_,
-                               n_threads_, reducer);
+    loss_ = make_training_loss(params_, labels, target_, weights, sample_weight != nullptr, X.n_rows, n_classes_,
+                               smoothing_, n_threads_, reducer);
     const learner::TrainingRows training_rows{order_.rows, order_.class_begin, sample_weight};  // bin edges: X's order
     clock_.enter(util::Stage::kBinning);
     switch (params_.learner) {
       case LearnerKind::kTree:
+        if (params_.loss == LossKind::kSquaredError) {
+          family_ = learner::make_regression_family(X, params_, training_rows, n_threads_);
+          break;
+        }
         family_ = learner::make_tree_family(X, params_, training_rows, n_threads_, options_.distributed);
         break;
       case LearnerKind::kSimilarity:
@@ -310,12 +327,13 @@ class BoostingRun {
     for (std::size_t k = 0; k < score_bound_.size(); ++k) score_bound_[k] = std::fabs(model.bias[k]);
     if (options_.init_model) check_init_model(*options_.init_model, model, params_);
     // Eval sets are whole on every participant: their losses reduce nothing.
-    const auto make_loss = [this](const std::int32_t* labels, const double* weights, std::size_t n_rows) {
-      return make_training_loss(params_, labels, weights, weights != nullptr, n_rows, n_classes_, smoothing_, n_threads_,
-                                nullptr);
+    const auto make_loss = [this](const std::int32_t* labels, const double* targets, const double* weights,
+                                  std::size_t n_rows) {
+      return make_training_loss(params_, labels, targets, weights, weights != nullptr, n_rows, n_classes_, smoothing_,
+                                n_threads_, nullptr);
     };
-    watch_ = std::make_unique<boost::EvalWatch<T>>(options_.eval_sets, model.bias, n_features, n_classes_, make_loss,
-                                                   *family_);
+    watch_ = std::make_unique<boost::EvalWatch<T>>(options_.eval_sets, model.bias, n_features, n_classes_,
+                                                   params_.loss == LossKind::kSquaredError, make_loss, *family_);
   }
 
   // Warm start: each stored learner's outputs on the training rows and its stored step bring the loss to the
@@ -410,6 +428,7 @@ class BoostingRun {
   int n_threads_ = 1;
   double smoothing_ = 0.0;
   ClassOrder order_;
+  const double* target_ = nullptr;         // the regressor's targets (null for classifiers)
   std::unique_ptr<loss::Loss> loss_;
   std::unique_ptr<learner::Family<T>> family_;
   std::unique_ptr<boost::EvalWatch<T>> watch_;
@@ -423,12 +442,23 @@ class BoostingRun {
 template <typename T>
 TrainResult train(MatrixView<T> X, const std::int32_t* y, const double* sample_weight, std::size_t n_classes,
                   const TrainParams& params, const TrainOptions<T>& options) {
-  return BoostingRun<T>(params, options, n_classes).run(X, y, sample_weight);
+  return BoostingRun<T>(params, options, n_classes).run(X, y, nullptr, sample_weight);
+}
+
+template <typename T>
+TrainResult train_regressor(MatrixView<T> X, const double* y, const double* sample_weight, const TrainParams& params,
+                            const TrainOptions<T>& options) {
+  if (y == nullptr) throw InvalidArgument("train_regressor needs targets y");
+  return BoostingRun<T>(params, options, 1).run(X, nullptr, y, sample_weight);
 }
 
 template TrainResult train<float>(MatrixView<float>, const std::int32_t*, const double*, std::size_t,
                                   const TrainParams&, const TrainOptions<float>&);
 template TrainResult train<double>(MatrixView<double>, const std::int32_t*, const double*, std::size_t,
                                    const TrainParams&, const TrainOptions<double>&);
+template TrainResult train_regressor<float>(MatrixView<float>, const double*, const double*, const TrainParams&,
+                                            const TrainOptions<float>&);
+template TrainResult train_regressor<double>(MatrixView<double>, const double*, const double*, const TrainParams&,
+                                             const TrainOptions<double>&);
 
 }  // namespace rebelboost

@@ -15,17 +15,21 @@
 
 namespace rebelboost::boost {
 
-// Makes a loss of the training run's kind and parameters for other labels and weights (n rows).
-using LossMaker = std::function<std::unique_ptr<loss::Loss>(const std::int32_t* y, const double* sample_weight,
-                                                              std::size_t n)>;
+// Makes a loss of the training run's kind and parameters for other labels (classifiers) or targets (the
+// regressor) and weights (n rows).
+using LossMaker = std::function<std::unique_ptr<loss::Loss>(const std::int32_t* y, const double* target,
+                                                              const double* sample_weight, std::size_t n)>;
+
+// Throws InvalidArgument (prefixed by `where`) unless every target is finite with |y| <= kMaxAbsTarget.
+void check_targets(const double* target, std::size_t n_rows, const std::string& where);
 
 template <typename T>
 class EvalWatch {
  public:
-  // Checks every set (columns, labels in [0, n_classes), weights, rows the family can use) and starts its
+  // Checks every set (columns, labels in [0, n_classes) or, for the regressor, finite targets, weights, rows the family can use) and starts its
   // scores and loss at bias. Throws InvalidArgument naming the set and the problem.
   EvalWatch(const std::vector<EvalSet<T>>& sets, const std::vector<double>& bias, std::size_t n_features,
-            std::size_t n_classes, const LossMaker& make_loss, const learner::Family<T>& family);
+            std::size_t n_classes, bool regression, const LossMaker& make_loss, const learner::Family<T>& family);
 
   // Adds f_t(x) a_t of learner t of `model` to every set's scores and updates its loss (through the
   // model's family); fills info.eval_loss and info.eval_scores (pointers into this object, valid until the

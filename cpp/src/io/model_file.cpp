@@ -7,6 +7,7 @@
 //       u32 number of nodes N, f64[K] step, then per node 32 bytes:
 //         i32 feature, u8 nan_left, i8 value, u16 zero, u32 left, u32 right, f64 threshold, f64 gain
 //       when C = 1: f64[N] node covers (Tree::cover)
+//       version >= 6, regression models (loss 4) only: f64[N] leaf values (Tree::leaf_value)
 //   similarities (family 1, version >= 2):
 //     f64[d] feature mean, f64[d] feature scale
 //     u64 number of anchors A, then A times: u64 training row, f64[d] standardised coordinates
@@ -14,8 +15,8 @@
 //   version >= 3, after the learners: the soft cascade (Model::cascade; 0 checkpoints: none)
 //     u32 every, u32 classes C (2 for binary models, else K), u64 checkpoints N, f64[N * C] thresholds
 //   version >= 4, after the cascade: u32 REBEL surrogate g (Model::g: 0 exponential, 1 logistic, 2 squared)
-// Version 1 (trees only), version 2 (no cascade), version 3 (no g: exponential) and version 4 (no covers)
-// files still load.
+// Version 1 (trees only), version 2 (no cascade), version 3 (no g: exponential), version 4 (no covers) and
+// version 5 (no regression models) files still load.
 #include <cerrno>
 #include <cstring>
 #include <string>
@@ -123,6 +124,7 @@ void write_trees(Writer& p, const Model& model) {
       p.put<double>(n.gain);
     }
     for (double c : tree.cover) p.put<double>(c);
+    for (double v : tree.leaf_value) p.put<double>(v);
   }
 }
 
@@ -155,7 +157,8 @@ void read_trees(Reader& r, Model& m, std::uint32_t version) {
     if (r.get<std::uint32_t>("covers flag") != 0) throw ModelFileError("corrupt model file: non-zero padding after the covers flag");
     covers = flag == 1;
   }
-  const std::size_t node_size = kNodeSize + (covers ? 8 : 0);
+  const bool leaf_values = version >= 6 && m.is_regression();
+  const std::size_t node_size = kNodeSize + (covers ? 8 : 0) + (leaf_values ? 8 : 0);
   const std::size_t min_tree = 4 + 8 * static_cast<std::size_t>(m.n_outputs) + node_size;
   r.need_records(n_trees, min_tree, "tree");
   m.trees.resize(static_cast<std::size_t>(n_trees));
@@ -181,6 +184,10 @@ void read_trees(Reader& r, Model& m, std::uint32_t version) {
     if (covers) {
       tree.cover.resize(n_nodes);
       for (double& c : tree.cover) c = r.get<double>("covers");
+    }
+    if (leaf_values) {
+      tree.leaf_value.resize(n_nodes);
+      for (double& v : tree.leaf_value) v = r.get<double>("leaf values");
     }
   }
 }

@@ -82,4 +82,10 @@ template <typename T>
 std::unique_ptr<Family<T>> make_similarity_family(MatrixView<T> X, const TrainParams& params,
                                                   const TrainingRows& rows, std::size_t n_classes, int n_threads);
 
+// Regression trees (docs/guide/regression.md): bins X, then grows one regression tree per iteration on the
+// squared-error loss's residuals (tree/variance_grower.hpp); leaves are real.
+template <typename T>
+std::unique_ptr<Family<T>> make_regression_family(MatrixView<T> X, const TrainParams& params,
+                                                  const TrainingRows& rows, int n_threads);
+
 }  // namespace rebelboost::learner

@@ -7,6 +7,7 @@
 
 #include "data/bin_mapper.hpp"
 #include "learner/family.hpp"
+#include "learner/sampling.hpp"
 #include "learner/tree_covers.hpp"
 #include "rebelboost/error.hpp"
 #include "tree/grower.hpp"
@@ -16,15 +17,6 @@
 namespace rebelboost::learner {
 
 namespace {
-
-// splitmix64: a portable, seedable stream (std:: distributions differ between standard libraries).
-std::uint64_t mix(std::uint64_t z) {
-  z += 0x9E3779B97F4A7C15ull;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-double unit(std::uint64_t z) { return static_cast<double>(mix(z) >> 11) * (1.0 / 9007199254740992.0); }
 
 // Marks the heaviest rows holding `fraction` of the total mass (ties at the cut all kept): quickselect.
 void trim_by_weight(const std::vector<double>& mass, double fraction, std::vector<std::uint8_t>& keep) {
@@ -211,7 +203,7 @@ class TreeFamily final : public Family<T> {
 
   // The rows and features this iteration's search sees (all of them unless a heuristic is on).
   void draw_active(const loss::Loss& loss, int iteration) {
-    const auto stream = mix(static_cast<std::uint64_t>(params_.seed)) ^ mix(static_cast<std::uint64_t>(iteration) + 0x51ED);
+    const std::uint64_t stream = iteration_stream(params_.seed, iteration);
     if (sample_rows_) {
       std::fill(active_rows_.begin(), active_rows_.end(), 1);
       // Rows are visited in training order; `rows` maps back to X's rows, so the draw is per original row
@@ -219,25 +211,14 @@ class TreeFamily final : public Family<T> {
       if (params_.subsample < 1.0)
         for (std::size_t i = 0; i < n_; ++i) {
           const std::size_t row = rows_.empty() ? i : rows_[i];
-          active_rows_[i] = unit(stream ^ mix((global_rows_ ? global_rows_[row] : row) + 1)) < params_.subsample;
+          active_rows_[i] = row_drawn(stream, global_rows_ ? global_rows_[row] : row, params_.subsample);
         }
       if (params_.weight_trim < 1.0) {
         loss.sample_mass(mass_.data());
         trim_by_weight(mass_, params_.weight_trim, active_rows_);
       }
     }
-    if (sample_features_) {
-      // Exactly round(fraction * d) features (at least 1): a seeded partial Fisher-Yates shuffle.
-      const std::size_t k =
-          std::max<std::size_t>(1, static_cast<std::size_t>(std::lround(params_.feature_fraction * static_cast<double>(d_))));
-      std::iota(feature_pool_.begin(), feature_pool_.end(), std::size_t{0});
-      std::fill(active_features_.begin(), active_features_.end(), 0);
-      for (std::size_t j = 0; j < k; ++j) {
-        const std::size_t pick = j + static_cast<std::size_t>(unit(stream + 0xFEA7 + j) * static_cast<double>(d_ - j));
-        std::swap(feature_pool_[j], feature_pool_[std::min(pick, d_ - 1)]);
-        active_features_[feature_pool_[j]] = 1;
-      }
-    }
+    if (sample_features_) draw_features(stream, params_.feature_fraction, d_, feature_pool_, active_features_);
   }
 
   MatrixView<T> X_;

@@ -75,6 +75,13 @@ class Loss : public tree::SplitObjective {
   // H_n += f_n a for every sample (a after shrinkage); refreshes the weights.
   virtual void update_real(const double* /*f*/, const std::vector<double>& /*a*/) { real_valued_unsupported(); }
 
+  // ---- regression (gradient boosting; squared error only) ----
+  // out[n] = y_n - H_n: the residuals the next regression tree fits (the negative gradient of the
+  // squared error's half).
+  virtual void residuals(double* /*out*/) const {
+    throw InvalidArgument("regression trees need the squared-error loss");
+  }
+
  private:
   [[noreturn]] static void real_valued_unsupported() {
     throw InvalidArgument("real-valued weak learners (similarities) need the REBEL loss with the exponential g");
@@ -105,6 +112,12 @@ std::unique_ptr<Loss> make_squared(const std::int32_t* y, const double* sample_w
 std::unique_ptr<Loss> make_rebel_g(RebelG g, const std::int32_t* y, const double* sample_weight, std::size_t n,
                                    std::size_t K, const std::vector<double>& cost, double smoothing, int n_threads,
                                    Reducer* reducer = nullptr);
+
+// Squared error for regression (docs/guide/regression.md): targets y (finite), weights sample_weight (null =
+// 1). value() is the weighted mean squared error sum w (y - H)^2 / sum w; the bias is the weighted mean of y;
+// split_values, step and update (the +-1 learners' interface) throw: regression trees use residuals() and
+// update_real().
+std::unique_ptr<Loss> make_squared_error(const double* y, const double* sample_weight, std::size_t n, int n_threads);
 
 // VEB-Boost (seed 000) with variance weight lam in [0, 1]; binary labels as for AdaBoost.
 std::unique_ptr<Loss> make_veb(const std::int32_t* y, const double* sample_weight, std::size_t n, double smoothing,

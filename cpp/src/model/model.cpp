@@ -17,6 +17,7 @@ const char* loss_name(LossKind loss) {
     case LossKind::kAdaBoost: return "AdaBoost";
     case LossKind::kVebBoost: return "VEB-Boost";
     case LossKind::kRebel: return "REBEL";
+    case LossKind::kSquaredError: return "squared error";
   }
   return "unknown";
 }
@@ -36,6 +37,13 @@ const char* learner_name(LearnerKind learner) {
     case LearnerKind::kSimilarity: return "similarity";
   }
   return "unknown";
+}
+
+double Tree::max_abs_output() const {
+  if (leaf_value.empty()) return 1.0;
+  double m = 0.0;
+  for (double v : leaf_value) m = std::max(m, std::fabs(v));
+  return m;
 }
 
 int Tree::depth() const {
@@ -95,6 +103,23 @@ void check_covers(const Tree& tree, const Where& where) {
   }
 }
 
+// Real leaves: on every tree of a regression model (one finite value per node, 0 at splits), on no other.
+template <typename Where>
+void check_leaf_values(const Model& model, const Tree& tree, const Where& where) {
+  if (!model.is_regression()) {
+    if (!tree.leaf_value.empty()) invalid(where() + "real leaf values in a classification model");
+    return;
+  }
+  if (tree.leaf_value.size() != tree.nodes.size())
+    invalid(where() + std::to_string(tree.leaf_value.size()) + " leaf values for " + std::to_string(tree.nodes.size()) +
+            " nodes");
+  for (std::size_t i = 0; i < tree.nodes.size(); ++i) {
+    const double v = tree.leaf_value[i];
+    if (!std::isfinite(v)) invalid(where() + "non-finite leaf value at node " + std::to_string(i));
+    if (tree.nodes[i].feature >= 0 && v != 0.0) invalid(where() + "split node " + std::to_string(i) + " has a leaf value");
+  }
+}
+
 void validate_tree(const Model& model, const Tree& tree, std::size_t t) {
   const auto where = [t]() { return "tree " + std::to_string(t) + ": "; };
   if (tree.nodes.empty()) invalid(where() + "no nodes");
@@ -108,6 +133,7 @@ void validate_tree(const Model& model, const Tree& tree, std::size_t t) {
     const Node& node = tree.nodes[i];
     if (node.feature < 0) {
       if (node.feature != -1 || (node.value != 1 && node.value != -1)) invalid(where() + "bad leaf " + std::to_string(i));
+      if (model.is_regression() && node.value != 1) invalid(where() + "regression leaf " + std::to_string(i) + " has value -1");
       continue;
     }
     if (static_cast<std::uint32_t>(node.feature) >= model.n_features)
@@ -123,13 +149,16 @@ void validate_tree(const Model& model, const Tree& tree, std::size_t t) {
   }
   check_single_parents(tree, where);
   check_covers(tree, where);
+  check_leaf_values(model, tree, where);
 }
 
 void check_score_bound(const Model& model) {
-  // |H_k(x)| <= |bias_k| + sum_t |step_tk| for every x and every number of learners used (|f_t| <= 1).
+  // |H_k(x)| <= |bias_k| + sum_t max|f_t| |step_tk| for every x and every number of learners used (|f_t| <= 1
+  // but for regression trees' real leaves).
   for (std::size_t k = 0; k < model.n_outputs; ++k) {
     double bound = std::fabs(model.bias[k]);
-    for (std::size_t t = 0; t < model.n_learners(); ++t) bound += std::fabs(model.step(t)[k]);
+    for (std::size_t t = 0; t < model.n_learners(); ++t)
+      bound += std::fabs(model.step(t)[k]) * (model.learner == LearnerKind::kTree ? model.trees[t].max_abs_output() : 1.0);
     if (!(bound <= kMaxAbsScore))
       invalid("the scores of output " + std::to_string(k) + " could reach " + util::format_number(bound) +
               " (|bias| + the sum of |steps|), beyond the limit kMaxAbsScore = 1e300");
@@ -205,8 +234,10 @@ void validate_cascade(const Model& model) {
 }  // namespace
 
 void Model::validate() const {
-  if (loss != LossKind::kAdaBoost && loss != LossKind::kVebBoost && loss != LossKind::kRebel)
+  if (loss != LossKind::kAdaBoost && loss != LossKind::kVebBoost && loss != LossKind::kRebel && !is_regression())
     invalid("unknown loss kind " + std::to_string(static_cast<std::uint32_t>(loss)));
+  if (is_regression() && (learner != LearnerKind::kTree || !cascade.empty()))
+    invalid("a regression model holds trees only, and no cascade");
   if (g != RebelG::kExponential && g != RebelG::kLogistic && g != RebelG::kSquared)
     invalid("unknown REBEL surrogate g " + std::to_string(static_cast<std::uint32_t>(g)));
   if (g != RebelG::kExponential && loss != LossKind::kRebel)

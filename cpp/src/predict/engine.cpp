@@ -23,9 +23,10 @@ namespace {
 
 constexpr std::size_t kChunkRows = 256;
 
-// f_t(x) < 0 for one row, walking tree t: complete trees level by level without a data-dependent branch.
+// The leaf one row reaches in tree t (node-walk trees: its node; complete trees: its index among the 2^d
+// leaves), walking complete trees level by level without a data-dependent branch.
 template <typename T>
-bool row_negative(const ForestArrays& f, const T* x, std::ptrdiff_t stride, std::size_t t) {
+std::size_t row_leaf(const ForestArrays& f, const T* x, std::ptrdiff_t stride, std::size_t t) {
   const std::size_t s0 = f.first_split[t];
   const T* thr = thresholds_for(f, x) + s0;
   const std::uint8_t* nan_left = f.nan_left + s0;
@@ -36,7 +37,7 @@ bool row_negative(const ForestArrays& f, const T* x, std::ptrdiff_t stride, std:
       const T v = x[static_cast<std::ptrdiff_t>(feature[i]) * stride];
       i = (v <= thr[i] || (v != v && nan_left[i])) ? f.left[s0 + i] : f.right[s0 + i];
     }
-    return f.node_value[s0 + i] < 0;
+    return i;
   }
   const int d = f.depth[t];
   std::size_t i = 0;
@@ -45,7 +46,14 @@ bool row_negative(const ForestArrays& f, const T* x, std::ptrdiff_t stride, std:
     const unsigned left = static_cast<unsigned>(v <= thr[i]) | (static_cast<unsigned>(v != v) & nan_left[i]);
     i = 2 * i + 2 - left;
   }
-  const std::size_t leaf = i - ((std::size_t{1} << d) - 1);
+  return i - ((std::size_t{1} << d) - 1);
+}
+
+// f_t(x) < 0 for one row of a +-1 tree.
+template <typename T>
+bool row_negative(const ForestArrays& f, const T* x, std::ptrdiff_t stride, std::size_t t) {
+  const std::size_t leaf = row_leaf(f, x, stride, t);
+  if (f.walk[t]) return f.node_value[f.first_split[t] + leaf] < 0;
   return (f.leaf_neg[f.leaf_word[t] + leaf / 64] >> (leaf % 64)) & 1u;
 }
 
@@ -83,6 +91,11 @@ Engine::Engine(const Model& model, const Kernels& kernels)
 }
 
 std::size_t Engine::used(std::size_t n_trees) const { return std::min(n_trees, model_.trees.size()); }
+
+void Engine::check_classifier(const char* what) const {
+  if (model_.is_regression())
+    throw InvalidArgument(std::string(what) + " gives classes; a regression model predicts values: use decision_function");
+}
 
 template <typename T>
 void Engine::check_columns(const MatrixView<T>& X) const {
@@ -146,6 +159,7 @@ template <typename T>
 void Engine::predict(MatrixView<T> X, std::int32_t* classes, const PredictOptions& options,
                      std::uint32_t* n_learners) const {
   check_columns(X);
+  check_classifier("predict");
   const std::size_t K = model_.n_outputs, n = used(options.n_trees);
   if (X.n_rows < kMinGroupRows) {
     std::vector<double> scores(K);
@@ -201,6 +215,8 @@ template <typename T>
 void Engine::tree_outputs(MatrixView<T> X, std::int8_t* out, int n_threads, std::size_t first_tree,
                           std::size_t n_trees) const {
   check_columns(X);
+  if (model_.is_regression())
+    throw InvalidArgument("tree_outputs gives +-1 leaves; a regression tree's leaves are real: use learner_outputs");
   const std::size_t first = std::min(first_tree, model_.trees.size());
   const std::size_t end = first + std::min(n_trees, model_.trees.size() - first), n = end - first;
   const ForestArrays& f = forest_.arrays();
@@ -219,6 +235,12 @@ template <typename T>
 void Engine::advance_row(const T* x, std::ptrdiff_t stride, double* scores, std::size_t t_begin, std::size_t t_end) const {
   const ForestArrays& f = forest_.arrays();
   const std::size_t K = model_.n_outputs;
+  if (f.leaf_value != nullptr) {  // regression: f * a per leaf, as the kernels add it
+    double s = scores[0];
+    for (std::size_t t = t_begin; t < t_end; ++t) s += f.leaf_value[f.leaf_first[t] + row_leaf(f, x, stride, t)];
+    scores[0] = s;
+    return;
+  }
   if (K == 1) {
     double s = scores[0];
     for (std::size_t t = t_begin; t < t_end; ++t) s += signed_step(f.steps[t], row_negative(f, x, stride, t));
@@ -241,6 +263,7 @@ void Engine::decision_row(const T* x, std::ptrdiff_t stride, double* scores, std
 template <typename T>
 std::int32_t Engine::predict_row(const T* x, std::ptrdiff_t stride, double* scores, const PredictOptions& options,
                                  std::uint32_t* n_learners) const {
+  check_classifier("predict_row");
   return predict_with_stops(stop_, model_, options, used(options.n_trees), scores, n_learners,
                             [&](std::size_t t0, std::size_t t1) { advance_row(x, stride, scores, t0, t1); });
 }

@@ -53,6 +53,8 @@ class Engine {
   std::size_t used(std::size_t n_trees) const;
   template <typename T>
   void check_columns(const MatrixView<T>& X) const;
+  // Throws InvalidArgument for a regression model (`what` asks for classes).
+  void check_classifier(const char* what) const;
   // 16 consecutive rows r0 .. r0 + n_lanes (fewer at the end) in the kernels' layout, with their scores
   // scores[k * 16 + lane] (scratch owned by the chunk).
   template <typename T>

@@ -72,6 +72,10 @@ void FlatForest::add_complete(const Tree& tree, int depth) {
   right_.resize(split0 + n_splits, 0);
   node_value_.resize(split0 + n_splits, 0);
   leaf_neg_.resize(leaf0 + n_words, 0);
+  if (!tree.leaf_value.empty()) {
+    leaf_first_.push_back(static_cast<std::uint32_t>(leaf_out_.size()));
+    leaf_out_.resize(leaf_out_.size() + (std::size_t{1} << depth), 0.0);
+  }
   fill(tree, 0, split0, leaf0, depth, 0, 0);
 }
 
@@ -83,6 +87,7 @@ void FlatForest::fill(const Tree& tree, std::uint32_t node, std::size_t split0, 
   if (level == depth) {
     const std::size_t j = pos - ((std::size_t{1} << depth) - 1);
     if (n.value < 0) leaf_neg_[leaf0 + j / 64] |= std::uint64_t{1} << (j % 64);
+    if (!tree.leaf_value.empty()) leaf_out_[leaf_first_.back() + j] = tree.leaf_value[node] * tree.step[0];
     return;
   }
   if (n.feature >= 0) {
@@ -109,6 +114,10 @@ void FlatForest::add_nodes(const Tree& tree) {
   left_.resize(split0 + n, 0);
   right_.resize(split0 + n, 0);
   node_value_.resize(split0 + n, 0);
+  if (!tree.leaf_value.empty()) {
+    leaf_first_.push_back(static_cast<std::uint32_t>(leaf_out_.size()));
+    for (std::size_t i = 0; i < n; ++i) leaf_out_.push_back(tree.leaf_value[i] * tree.step[0]);
+  }
   for (std::size_t i = 0; i < n; ++i) {
     const Node& node = tree.nodes[i];
     if (node.feature < 0) {
@@ -148,6 +157,10 @@ void FlatForest::finish(const Model& model) {
   arrays_.n_slots = features_.size();
   arrays_.slots_before = slots_before_.data();
   arrays_.steps = steps_.data();
+  if (model.is_regression()) {
+    arrays_.leaf_value = leaf_out_.data();
+    arrays_.leaf_first = leaf_first_.data();
+  }
 }
 
 }  // namespace rebelboost::predict

@@ -51,6 +51,8 @@ class FlatForest {
   std::vector<std::uint32_t> slots_before_;  // [t]: slots the trees before t use (n_trees + 1 entries)
   static constexpr std::uint32_t kNoSlot = 0xFFFFFFFFu;
   std::vector<double> steps_;
+  std::vector<double> leaf_out_;         // regression: f * a per leaf (ForestArrays::leaf_value)
+  std::vector<std::uint32_t> leaf_first_;
   ForestArrays arrays_;
 };
 

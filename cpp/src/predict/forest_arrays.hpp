@@ -39,6 +39,11 @@ struct ForestArrays {
   // gather their columns as far as they get).
   const std::uint32_t* slots_before = nullptr;
   const double* steps = nullptr;  // steps[t * K + k] = a_tk
+  // Regression models (real leaves; null otherwise): f * a_t0 of every leaf, already multiplied (the product
+  // training added to H): complete trees' leaf j at leaf_value[leaf_first[t] + j], node-walk trees' node i at
+  // leaf_value[leaf_first[t] + i].
+  const double* leaf_value = nullptr;
+  const std::uint32_t* leaf_first = nullptr;
 };
 
 // The thresholds to compare values of x's type with: float rows use the thresholds rounded down to float

@@ -144,9 +144,64 @@ REBELBOOST_KERNEL_INLINE void for_each_tree(const ForestArrays& f, const T* Xt, 
   }
 }
 
+// Regression trees (real leaves): leaf[j] = the leaf lane j reaches in tree t (complete trees: its index
+// among the 2^d leaves; node-walk trees: its node). Shallow complete trees compare all splits at once and
+// follow each lane's bits down; deeper ones are walked per lane.
+template <class Ops, typename T, bool kNaN>
+REBELBOOST_KERNEL_INLINE void tree_leaves(const ForestArrays& f, const T* Xt, std::size_t t, std::uint32_t* leaf) {
+  const std::size_t s0 = f.first_split[t];
+  const T* thr = thresholds_for(f, Xt) + s0;
+  if (f.walk[t]) {
+    for (std::size_t j = 0; j < kLanes; ++j) {
+      std::size_t i = 0;
+      while (f.node_value[s0 + i] == 0) {
+        const T x = Xt[static_cast<std::size_t>(f.slot[s0 + i]) * kLanes + j];
+        i = (x <= thr[i] || (x != x && f.nan_left[s0 + i])) ? f.left[s0 + i] : f.right[s0 + i];
+      }
+      leaf[j] = static_cast<std::uint32_t>(i);
+    }
+    return;
+  }
+  const int d = f.depth[t];
+  const std::uint32_t first_leaf = (1u << d) - 1;
+  if (Ops::kMasks && d <= 6) {
+    std::uint32_t r[63];
+    for (std::uint32_t i = 0; i < first_leaf; ++i) r[i] = right_lanes<Ops, T, kNaN>(f, Xt, s0 + i);
+    for (std::size_t j = 0; j < kLanes; ++j) {
+      std::uint32_t i = 0;
+      for (int level = 0; level < d; ++level) i = 2 * i + 1 + ((r[i] >> j) & 1u);
+      leaf[j] = i - first_leaf;
+    }
+    return;
+  }
+  for (std::size_t j = 0; j < kLanes; ++j) {
+    std::size_t i = 0;
+    for (int level = 0; level < d; ++level) {
+      const T x = Xt[static_cast<std::size_t>(f.slot[s0 + i]) * kLanes + j];
+      i = (x <= thr[i] || (x != x && f.nan_left[s0 + i])) ? 2 * i + 1 : 2 * i + 2;
+    }
+    leaf[j] = static_cast<std::uint32_t>(i - first_leaf);
+  }
+}
+
+// acc[j] += f_t(x_j) a_t for regression trees (K = 1), in learner order.
+template <class Ops, typename T, bool kNaN>
+void accumulate_real(const ForestArrays& f, const T* Xt, std::size_t t_begin, std::size_t t_end, double* acc) {
+  double a[kLanes];
+  std::uint32_t leaf[kLanes];
+  for (std::size_t j = 0; j < kLanes; ++j) a[j] = acc[j];
+  for (std::size_t t = t_begin; t < t_end; ++t) {
+    tree_leaves<Ops, T, kNaN>(f, Xt, t, leaf);
+    const double* v = f.leaf_value + f.leaf_first[t];
+    for (std::size_t j = 0; j < kLanes; ++j) a[j] += v[leaf[j]];
+  }
+  for (std::size_t j = 0; j < kLanes; ++j) acc[j] = a[j];
+}
+
 template <class Ops, typename T, bool kNaN>
 void accumulate_impl(const ForestArrays& f, const T* Xt, std::size_t t_begin, std::size_t t_end, double* acc) {
   const std::size_t K = f.n_outputs;
+  if (f.leaf_value != nullptr) return accumulate_real<Ops, T, kNaN>(f, Xt, t_begin, t_end, acc);
   if (K == 1) {  // binary models: the 16 scores stay in registers across trees
     double a[kLanes];
     for (std::size_t j = 0; j < kLanes; ++j) a[j] = acc[j];

@@ -12,8 +12,28 @@
 #include "predict/tree_shap.hpp"
 #include "rebelboost/error.hpp"
 #include "rebelboost/predict.hpp"
+#include "util/parallel.hpp"
 
 namespace rebelboost {
+
+namespace {
+
+// Regression trees' real outputs f_t(x) for t in [begin, begin + count), a node walk per row and tree.
+template <typename T>
+void real_tree_outputs(const Model& model, const MatrixView<T>& X, double* out, int n_threads, std::size_t begin,
+                       std::size_t count) {
+  if (X.n_cols != model.n_features)
+    throw InvalidArgument("X has " + std::to_string(X.n_cols) + " features, but the model expects " +
+                          std::to_string(model.n_features));
+  util::parallel_for(static_cast<std::ptrdiff_t>(X.n_rows), util::threads_for(X.n_rows * count * 8, n_threads),
+                     [&](std::ptrdiff_t r) {
+                       const T* x = X.data + r * X.row_stride;
+                       for (std::size_t t = 0; t < count; ++t)
+                         out[static_cast<std::size_t>(r) * count + t] = model.trees[begin + t].output_real(x, X.col_stride);
+                     });
+}
+
+}  // namespace
 
 struct Predictor::Impl {
   explicit Impl(Model m) : model(std::move(m)) {
@@ -71,6 +91,10 @@ void Predictor::learner_outputs(MatrixView<T> X, double* out, int n_threads, std
     return;
   }
   const std::size_t all = impl_->model.trees.size(), begin = std::min(first, all), count = std::min(n, all - begin);
+  if (impl_->model.is_regression()) {
+    real_tree_outputs(impl_->model, X, out, n_threads, begin, count);
+    return;
+  }
   std::vector<std::int8_t> signs(X.n_rows * count);
   impl_->trees->tree_outputs(X, signs.data(), n_threads, begin, count);
   for (std::size_t i = 0; i < signs.size(); ++i) out[i] = signs[i];
@@ -114,6 +138,10 @@ void decision_function(const Model& model, MatrixView<T> X, double* out, int n_t
     double* s = out + r * K;
     for (std::size_t k = 0; k < K; ++k) s[k] = model.bias[k];
     for (std::size_t t = 0; t < n; ++t) {
+      if (model.is_regression()) {  // f * a, then added: the kernels' order
+        s[0] += model.trees[t].output_real(x, X.col_stride) * model.trees[t].step[0];
+        continue;
+      }
       const bool neg = model.trees[t].output(x, X.col_stride) < 0;
       for (std::size_t k = 0; k < K; ++k) s[k] += neg ? -model.trees[t].step[k] : model.trees[t].step[k];
     }

@@ -92,7 +92,8 @@ TreeShap::TreeShap(const Model& model, std::size_t n_trees, std::size_t table_bu
     const std::size_t first_feature = tree_features_.size();
     for (std::size_t i = 0; i < tree.nodes.size(); ++i) {
       const Node& n = tree.nodes[i];
-      ShapNode s{n.feature, n.nan_left, n.threshold, n.left, n.right, 0.0, 0.0, static_cast<double>(n.value)};
+      ShapNode s{n.feature, n.nan_left, n.threshold, n.left, n.right, 0.0, 0.0,
+                 tree.leaf_value.empty() ? static_cast<double>(n.value) : tree.leaf_value[i]};
       if (n.feature < 0) {
         mean += reach[i] * s.value;
       } else {

@@ -78,7 +78,7 @@ RegressionTree grow_regression_tree(const data::BinnedMatrix& X, const data::Bin
       if (!split.found()) continue;
       const auto left = static_cast<std::uint32_t>(tree.nodes.size());
       RegressionNode& n = tree.nodes[node];
-      n = {split.feature, split.bin, split.nan_left, left, left + 1, 0.0};
+      n = {split.feature, split.bin, split.nan_left, left, left + 1, 0.0, split.gini_gain, 0};
       tree.nodes.emplace_back();
       tree.nodes.emplace_back();
       std::vector<std::uint32_t> go_left, go_right;

@@ -22,6 +22,8 @@ struct RegressionNode {
   bool nan_left = false;
   std::uint32_t left = 0, right = 0;
   double value = 0.0;         // leaves: S / W (0 for a leaf without weight)
+  double gain = 0.0;          // splits: half the decrease of the weighted squared error (fixed-point units)
+  std::int64_t weight = 0;    // W of the node's rows (VarianceGrower only)
 };
 
 struct RegressionTree {

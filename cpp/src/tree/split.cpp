@@ -43,10 +43,11 @@ SplitInfo best_split(const std::int64_t* hist, int n_value_bins, int missing_bin
 namespace {
 
 // The best split whose side scores `side(S, T)` (larger is purer) sum highest, by `scale` x (left + right -
-// unsplit) > 0 strictly; every candidate of best_split (NaN right, and NaN left when there are NaN).
+// unsplit) > 0 strictly; every candidate of best_split (NaN right, and NaN left when there are NaN) whose
+// sides both hold at least min_t.
 template <typename Side>
 SplitInfo best_split_impurity(const std::int64_t* signed_hist, const std::int64_t* abs_hist, int n_value_bins,
-                              int missing_bin, std::int32_t feature, double scale, Side side) {
+                              int missing_bin, std::int32_t feature, double scale, Side side, std::int64_t min_t = 0) {
   std::int64_t vs = 0, vt = 0;
   for (int b = 0; b < n_value_bins; ++b) {
     vs += signed_hist[b];
@@ -63,7 +64,7 @@ SplitInfo best_split_impurity(const std::int64_t* signed_hist, const std::int64_
     lt += abs_hist[bin];
     const std::int64_t rs = vs - ls, rt = vt - lt;
     const double right_gain = scale * (side(ls, lt) + side(rs + ms, rt + mt) - unsplit);
-    if (right_gain > best_gain) {
+    if (right_gain > best_gain && lt >= min_t && rt + mt >= min_t) {
       best_gain = right_gain;
       best.bin = bin;
       best.nan_left = false;
@@ -72,7 +73,7 @@ SplitInfo best_split_impurity(const std::int64_t* signed_hist, const std::int64_
     }
     if (mt != 0 && bin < n_value_bins - 1) {
       const double left_gain = scale * (side(ls + ms, lt + mt) + side(rs, rt) - unsplit);
-      if (left_gain > best_gain) {
+      if (left_gain > best_gain && lt + mt >= min_t && rt >= min_t) {
         best_gain = left_gain;
         best.bin = bin;
         best.nan_left = true;
@@ -101,8 +102,8 @@ SplitInfo best_split_entropy(const std::int64_t* signed_hist, const std::int64_t
 }
 
 SplitInfo best_split_variance(const std::int64_t* sum_hist, const std::int64_t* weight_hist, int n_value_bins,
-                              int missing_bin, std::int32_t feature) {
-  return best_split_impurity(sum_hist, weight_hist, n_value_bins, missing_bin, feature, 0.5, purity);
+                              int missing_bin, std::int32_t feature, std::int64_t min_side_weight) {
+  return best_split_impurity(sum_hist, weight_hist, n_value_bins, missing_bin, feature, 0.5, purity, min_side_weight);
 }
 
 }  // namespace rebelboost::tree

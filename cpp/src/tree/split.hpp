@@ -61,9 +61,10 @@ SplitInfo best_split_entropy(const std::int64_t* signed_hist, const std::int64_t
 
 // The variance criterion (regression trees): per bin S = sum w r and W = sum w of the rows' targets r and
 // weights w. A side's weighted squared error is sum w r^2 - S^2 / W; gini_gain holds half the decrease,
-// (S_L^2 / W_L + S_R^2 / W_R - S^2 / W) / 2, which is the same formula as Gini's on (S, W).
+// (S_L^2 / W_L + S_R^2 / W_R - S^2 / W) / 2, which is the same formula as Gini's on (S, W). Splits that
+// leave either side less weight than min_side_weight are not candidates (0: every split is).
 SplitInfo best_split_variance(const std::int64_t* sum_hist, const std::int64_t* weight_hist, int n_value_bins,
-                              int missing_bin, std::int32_t feature);
+                              int missing_bin, std::int32_t feature, std::int64_t min_side_weight = 0);
 
 // The side scores those searches maximise (larger is purer): S^2 / T (Gini, variance) and the negated
 // unnormalised entropy Z1 ln Z1 + Z0 ln Z0 - T ln T (entropy). 0 for an empty side.

@@ -1,0 +1,216 @@
+// The regressor's learners (docs/guide/regression.md): gradient boosting with regression trees. Per
+// iteration the residuals r = y - H become fixed-point values s = w r 2^e_s, t = w 2^e_t (powers of two:
+// exact scaling), VarianceGrower grows the tree, and its leaves hold the weighted mean residual
+// (S / W) 2^(e_t - e_s): the exact minimiser of the squared error per leaf, so the step is 1 (shrunk by
+// learning_rate).
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "data/bin_mapper.hpp"
+#include "learner/family.hpp"
+#include "learner/sampling.hpp"
+#include "rebelboost/error.hpp"
+#include "tree/variance_grower.hpp"
+#include "util/fixed_point.hpp"
+#include "util/parallel.hpp"
+
+namespace rebelboost::learner {
+
+namespace {
+
+constexpr int kValueBits = 61;   // sum |s| < 2^61: histogram sums and differences stay within int64
+constexpr int kWeightBits = 52;  // sum t <= 2^52
+
+// The exponent e with x 2^e <= 2^bits for every x <= bound (bound > 0).
+int scale_exponent(double bound, int bits) {
+  int e = 0;
+  std::frexp(bound, &e);  // bound < 2^e
+  return bits - e;
+}
+
+template <typename T>
+class RegressionFamily final : public Family<T> {
+ public:
+  RegressionFamily(MatrixView<T> X, const TrainParams& params, const TrainingRows& rows, int n_threads)
+      : X_(X), params_(params), sample_weight_(rows.sample_weight), n_(X.n_rows), n_threads_(n_threads),
+        bins_(params.n_bins, params.bin_subsample, params.bin_seed), binned_(fit_bins(X, rows.sample_weight)),
+        grower_(binned_, bins_, n_threads) {
+    if (params.min_samples_leaf < 1) throw InvalidArgument("min_samples_leaf must be >= 1");
+    if (!(params.subsample > 0.0 && params.subsample <= 1.0) || !(params.feature_fraction > 0.0 && params.feature_fraction <= 1.0))
+      throw InvalidArgument("subsample and feature_fraction must be in (0, 1]");
+    if (params.weight_trim < 1.0) throw InvalidArgument("weight_trim is for classifiers (the boosting weights); regression has none");
+    double largest = 0.0, total = 0.0;
+    for (std::size_t i = 0; i < n_; ++i) {
+      largest = std::max(largest, weight(i));
+      total += weight(i);
+    }
+    weight_exponent_ = scale_exponent(largest * static_cast<double>(n_), kWeightBits);
+    t_.resize(n_);
+    std::int64_t t_total = 0;
+    for (std::size_t i = 0; i < n_; ++i) t_total += t_[i] = util::to_fixed_point(std::ldexp(weight(i), weight_exponent_));
+    // min_samples_leaf in units of the mean weight: with unit weights, exactly that many rows.
+    min_leaf_weight_ = static_cast<std::int64_t>(
+        std::ceil(static_cast<double>(params.min_samples_leaf) * static_cast<double>(t_total) / static_cast<double>(n_)));
+    weight_total_ = total;
+    residual_.resize(n_);
+    s_.resize(n_);
+    f_.resize(n_);
+  }
+
+  void init_model(Model& model) const override { model.learner = LearnerKind::kTree; }
+  void set_stop_flag(const std::atomic<bool>* stop) override { stop_ = stop; }
+  void set_stage_clock(util::StageClock* clock) override { clock_ = clock; }
+
+  loss::Loss::Step fit(loss::Loss& loss, int iteration, IterationInfo& info) override {
+    const std::uint64_t stream = iteration_stream(params_.seed, iteration);
+    const bool sample_rows = params_.subsample < 1.0, sample_features = params_.feature_fraction < 1.0;
+    loss.residuals(residual_.data());
+    fixed_point_values(sample_rows, stream);
+    if (sample_features) draw_features(stream, params_.feature_fraction, X_.n_cols, feature_pool_, active_features_);
+    {
+      const util::StageScope stage(clock_, util::Stage::kHistograms);
+      tree_ = grower_.grow(s_.data(), sample_rows ? t_active_.data() : t_.data(), params_.max_depth, min_leaf_weight_,
+                           sample_features ? active_features_.data() : nullptr);
+    }
+    const double to_real = std::ldexp(1.0, weight_exponent_ - value_exponent_);
+    for (tree::RegressionNode& node : tree_.nodes) node.value *= to_real;
+    outputs(sample_rows);
+    info.full_nodes = static_cast<int>(tree_.nodes.size() - grower_.leaves().size());
+    loss::Loss::Step step;
+    step.step = {1.0};
+    step.has_edge = std::any_of(f_.begin(), f_.end(), [](double v) { return v != 0.0; });
+    return step;
+  }
+
+  loss::Loss::Step replay(loss::Loss&, const Model& init, std::size_t t) override {
+    const Tree& tree = init.trees[t];
+    if (tree.leaf_value.size() != tree.nodes.size()) throw InvalidArgument("warm start: the model to continue is no regressor");
+    real_outputs(tree, X_, f_.data());
+    replayed_ = tree;
+    loss::Loss::Step step;
+    step.step = {1.0};
+    step.has_edge = true;
+    return step;
+  }
+
+  void apply(loss::Loss& loss, const std::vector<double>& a, const loss::Loss::Step&) override {
+    loss.update_real(f_.data(), a);
+  }
+
+  void append(Model& model, const std::vector<double>& a, IterationInfo& info) override {
+    Tree tree = replayed_.nodes.empty() ? model_tree() : std::move(replayed_);
+    replayed_ = Tree();
+    tree.step = a;
+    info.tree_depth = tree.depth();
+    model.trees.push_back(std::move(tree));
+  }
+
+  void advance(const Model& model, std::size_t t, const MatrixView<T>& X, loss::Loss& loss, double* scores) override {
+    const Tree& tree = model.trees[t];
+    other_.resize(X.n_rows);
+    real_outputs(tree, X, other_.data());
+    for (std::size_t i = 0; i < X.n_rows; ++i) scores[i] += other_[i] * tree.step[0];
+    loss.update_real(other_.data(), tree.step);
+  }
+
+  void check_rows(const MatrixView<T>&, const std::string&) const override {}  // NaN is a missing value
+
+ private:
+  double weight(std::size_t i) const { return sample_weight_ ? sample_weight_[i] : 1.0; }
+
+  data::BinnedMatrix fit_bins(MatrixView<T> X, const double* sample_weight) {
+    bins_.fit(X, n_threads_, sample_weight);
+    return bins_.transform(X, n_threads_);
+  }
+
+  // s = w r 2^e_s (0 for rows the subsample leaves out, whose t is 0 too).
+  void fixed_point_values(bool sample_rows, std::uint64_t stream) {
+    double largest = 0.0;  // max |w r|: order-independent, so the scale is the same for any thread count
+    for (std::size_t i = 0; i < n_; ++i) largest = std::max(largest, std::fabs(weight(i) * residual_[i]));
+    value_exponent_ = largest > 0.0 ? scale_exponent(largest * static_cast<double>(n_), kValueBits) : 0;
+    if (sample_rows) t_active_.resize(n_);
+    for (std::size_t i = 0; i < n_; ++i) {
+      const bool active = !sample_rows || row_drawn(stream, i, params_.subsample);
+      s_[i] = active ? util::to_fixed_point(std::ldexp(weight(i) * residual_[i], value_exponent_)) : 0;
+      if (sample_rows) t_active_[i] = active ? t_[i] : 0;
+    }
+  }
+
+  // f_n: each row's leaf value (every row, also those the subsample left out).
+  void outputs(bool sample_rows) {
+    if (!sample_rows) {
+      const std::vector<std::uint32_t>& rows = grower_.rows();
+      for (const tree::VarianceGrower::Leaf& leaf : grower_.leaves())
+        for (std::size_t i = leaf.begin; i < leaf.end; ++i) f_[rows[i]] = tree_.nodes[leaf.node].value;
+      return;
+    }
+    for (std::size_t r = 0; r < n_; ++r) f_[r] = tree_.output(binned_, r);
+  }
+
+  // The grown tree in the model's form: raw thresholds, real leaves, gains as decreases of the mean squared
+  // error, covers as sample weight per node.
+  Tree model_tree() const {
+    Tree tree;
+    const double gain_scale = 2.0 * std::ldexp(1.0, weight_exponent_ - 2 * value_exponent_) / weight_total_;
+    const double cover_scale = std::ldexp(1.0, -weight_exponent_);
+    for (const tree::RegressionNode& n : tree_.nodes) {
+      Node node;
+      node.feature = n.feature;
+      node.nan_left = n.nan_left ? 1 : 0;
+      node.value = static_cast<std::int8_t>(n.feature < 0 ? 1 : 0);
+      node.left = n.left;
+      node.right = n.right;
+      if (n.feature >= 0) {
+        node.threshold = bins_.threshold(static_cast<std::size_t>(n.feature), n.bin);
+        node.gain = n.gain * gain_scale;
+      }
+      tree.nodes.push_back(node);
+      tree.leaf_value.push_back(n.feature < 0 ? n.value : 0.0);
+      tree.cover.push_back(static_cast<double>(n.weight) * cover_scale);
+    }
+    return tree;
+  }
+
+  template <typename U>
+  void real_outputs(const Tree& tree, const MatrixView<U>& X, double* out) const {
+    util::parallel_for(static_cast<std::ptrdiff_t>(X.n_rows), util::threads_for(X.n_rows * 8, n_threads_), [&](std::ptrdiff_t r) {
+      out[r] = tree.output_real(X.data + r * X.row_stride, X.col_stride);
+    });
+  }
+
+  MatrixView<T> X_;
+  const TrainParams& params_;
+  const double* sample_weight_;
+  std::size_t n_;
+  int n_threads_;
+  data::BinMapper bins_;
+  data::BinnedMatrix binned_;
+  tree::VarianceGrower grower_;
+  const std::atomic<bool>* stop_ = nullptr;
+  util::StageClock* clock_ = nullptr;
+  int weight_exponent_ = 0, value_exponent_ = 0;
+  std::int64_t min_leaf_weight_ = 0;
+  double weight_total_ = 0.0;
+  std::vector<std::int64_t> t_, t_active_, s_;
+  std::vector<double> residual_, f_, other_;
+  std::vector<std::size_t> feature_pool_;
+  std::vector<std::uint8_t> active_features_;
+  tree::RegressionTree tree_;  // the pending tree (fit)
+  Tree replayed_;              // or the replayed one (warm start)
+};
+
+}  // namespace
+
+template <typename T>
+std::unique_ptr<Family<T>> make_regression_family(MatrixView<T> X, const TrainParams& params, const TrainingRows& rows,
+                                                  int n_threads) {
+  return std::make_unique<RegressionFamily<T>>(X, params, rows, n_threads);
+}
+
+template std::unique_ptr<Family<float>> make_regression_family<float>(MatrixView<float>, const TrainParams&,
+                                                                      const TrainingRows&, int);
+template std::unique_ptr<Family<double>> make_regression_family<double>(MatrixView<double>, const TrainParams&,
+                                                                        const TrainingRows&, int);
+
+}  // namespace rebelboost::learner

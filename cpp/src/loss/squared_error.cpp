@@ -1,0 +1,102 @@
+// The regressor's loss: weighted squared error on real targets (docs/guide/regression.md).
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "loss/loss.hpp"
+#include "rebelboost/error.hpp"
+#include "util/exact_sum.hpp"
+#include "util/parallel.hpp"
+
+namespace rebelboost::loss {
+
+namespace {
+
+// Sums over rows in fixed blocks added in block order: the same bits for every thread count.
+constexpr std::size_t kBlock = 4096;
+
+class SquaredError final : public Loss {
+ public:
+  SquaredError(const double* y, const double* w, std::size_t n, int n_threads)
+      : y_(y, y + n), w_(w ? std::vector<double>(w, w + n) : std::vector<double>()), H_(n, 0.0), n_threads_(n_threads) {
+    util::ExactSum total;
+    for (std::size_t i = 0; i < n; ++i) total.add(weight(i));
+    weight_total_ = total.value();
+  }
+
+  std::size_t n_outputs() const override { return 1; }
+
+  std::vector<double> init_bias() override {
+    util::ExactSum sum;
+    for (std::size_t i = 0; i < y_.size(); ++i) sum.add(weight(i) * y_[i]);
+    const std::vector<double> bias{sum.value() / weight_total_};
+    start_at(bias);
+    return bias;
+  }
+
+  void start_at(const std::vector<double>& bias) override { std::fill(H_.begin(), H_.end(), bias[0]); }
+
+  double value() const override {
+    const std::size_t n = y_.size(), blocks = (n + kBlock - 1) / kBlock;
+    std::vector<double> part(blocks, 0.0);
+    util::parallel_for(static_cast<std::ptrdiff_t>(blocks), util::threads_for(n, n_threads_), [&](std::ptrdiff_t b) {
+      double s = 0.0;
+      for (std::size_t i = static_cast<std::size_t>(b) * kBlock, e = std::min(n, i + kBlock); i < e; ++i) {
+        const double r = y_[i] - H_[i];
+        s += weight(i) * r * r;
+      }
+      part[static_cast<std::size_t>(b)] = s;
+    });
+    double total = 0.0;
+    for (double p : part) total += p;
+    return total / weight_total_;
+  }
+
+  void sample_mass(double* out) const override {
+    for (std::size_t i = 0; i < y_.size(); ++i) out[i] = weight(i);
+  }
+
+  void residuals(double* out) const override {
+    const std::size_t n = y_.size();
+    util::parallel_for(static_cast<std::ptrdiff_t>((n + kBlock - 1) / kBlock), util::threads_for(n, n_threads_),
+                       [&](std::ptrdiff_t b) {
+                         for (std::size_t i = static_cast<std::size_t>(b) * kBlock, e = std::min(n, i + kBlock); i < e; ++i)
+                           out[i] = y_[i] - H_[i];
+                       });
+  }
+
+  // H_n += f_n a: the product rounded, then added, as prediction adds a leaf's f * a (predict/flat_forest.hpp).
+  void update_real(const double* f, const std::vector<double>& a) override {
+    const std::size_t n = y_.size();
+    const double step = a[0];
+    util::parallel_for(static_cast<std::ptrdiff_t>((n + kBlock - 1) / kBlock), util::threads_for(n, n_threads_),
+                       [&](std::ptrdiff_t b) {
+                         for (std::size_t i = static_cast<std::size_t>(b) * kBlock, e = std::min(n, i + kBlock); i < e; ++i)
+                           H_[i] += f[i] * step;
+                       });
+  }
+
+  // The +-1 learners' interface does not apply to regression trees.
+  const std::int64_t* split_values(int, const std::int8_t*) override { unsupported(); }
+  Step step(const std::int8_t*) const override { unsupported(); }
+  void update(const std::int8_t*, const std::vector<double>&, const Step&) override { unsupported(); }
+
+ private:
+  double weight(std::size_t i) const { return w_.empty() ? 1.0 : w_[i]; }
+  [[noreturn]] static void unsupported() {
+    throw InvalidArgument("the squared-error loss trains regression trees (real leaves), not +-1 learners");
+  }
+
+  std::vector<double> y_, w_, H_;
+  double weight_total_ = 0.0;
+  int n_threads_;
+};
+
+}  // namespace
+
+std::unique_ptr<Loss> make_squared_error(const double* y, const double* sample_weight, std::size_t n, int n_threads) {
+  return std::make_unique<SquaredError>(y, sample_weight, n, n_threads);
+}
+
+}  // namespace rebelboost::loss

@@ -1,0 +1,293 @@
+// Layer-wise regression trees on histograms with subtraction (see variance_grower.hpp).
+#include "tree/variance_grower.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+#include "tree/histogram.hpp"
+#include "tree/split.hpp"
+#include "util/parallel.hpp"
+
+namespace rebelboost::tree {
+
+namespace {
+
+// Histograms a layer may hold at once (kept per leaf for subtraction); beyond it, each (leaf, feature)
+// histogram is built in a scratch buffer and searched at once, without subtraction.
+constexpr std::size_t kHistBudgetBytes = std::size_t{256} << 20;
+constexpr std::size_t kPartitionPart = std::size_t{1} << 16;  // rows per part of a parallel partition
+
+// h[2 b] += s_r, h[2 b + 1] += t_r for the rows' bins b in one feature's column.
+inline void add_rows(const std::uint8_t* column, const std::uint32_t* rows, std::size_t n, const std::int64_t* s,
+                     const std::int64_t* t, std::int64_t* h) {
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint32_t r = rows[i];
+    std::int64_t* b = h + 2 * static_cast<std::size_t>(column[r]);
+    b[0] += s[r];
+    b[1] += t[r];
+  }
+}
+
+// The best split of feature f from its interleaved (s, t) histogram h.
+SplitInfo feature_best(const std::int64_t* h, const data::BinMapper& bins, std::size_t f, std::int64_t min_weight) {
+  std::int64_t sums[kHistBins], weights[kHistBins];
+  const int n_value_bins = bins.n_value_bins(f), missing = bins.missing_bin();
+  for (int b = 0; b < n_value_bins; ++b) {
+    sums[b] = h[2 * b];
+    weights[b] = h[2 * b + 1];
+  }
+  sums[missing] = h[2 * missing];
+  weights[missing] = h[2 * missing + 1];
+  return best_split_variance(sums, weights, n_value_bins, missing, static_cast<std::int32_t>(f), min_weight);
+}
+
+bool goes_left(const std::uint8_t* column, std::uint32_t r, const SplitInfo& split, std::uint8_t missing) {
+  const std::uint8_t code = column[r];
+  return code == missing ? split.nan_left : code <= split.bin;
+}
+
+}  // namespace
+
+VarianceGrower::VarianceGrower(const data::BinnedMatrix& X, const data::BinMapper& bins, int n_threads)
+    : X_(X), bins_(bins), n_threads_(n_threads), hist_size_(X.n_features * kHistBins * 2) {}
+
+void VarianceGrower::release(std::size_t leaf) {
+  if (leaves_[leaf].hist >= 0) free_.push_back(leaves_[leaf].hist);
+  leaves_[leaf].hist = -1;
+}
+
+int VarianceGrower::take_buffer() {
+  if (!free_.empty()) {
+    const int b = free_.back();
+    free_.pop_back();
+    return b;
+  }
+  const auto b = static_cast<int>(pool_.size() / hist_size_);
+  pool_.resize(pool_.size() + hist_size_);
+  return b;
+}
+
+// Builds the histograms of the open leaves listed in `which` (each must hold a buffer) from their rows.
+void VarianceGrower::build(const std::vector<std::size_t>& which, const std::int64_t* s, const std::int64_t* t,
+                           const std::uint8_t* active_features) {
+  const std::size_t F = X_.n_features;
+  std::size_t rows = 0;
+  for (std::size_t l : which) rows += leaves_[l].end - leaves_[l].begin;
+  const int threads = util::threads_for(rows * F, n_threads_);
+  util::parallel_for(static_cast<std::ptrdiff_t>(which.size() * F), threads, [&](std::ptrdiff_t job) {
+    const Leaf& leaf = leaves_[which[static_cast<std::size_t>(job) / F]];
+    const std::size_t f = static_cast<std::size_t>(job) % F;
+    std::int64_t* h = hist(leaf.hist) + f * kHistBins * 2;
+    std::fill(h, h + kHistBins * 2, 0);
+    if (active_features && !active_features[f]) return;
+    add_rows(X_.column(f), order_.data() + leaf.begin, leaf.end - leaf.begin, s, t, h);
+  });
+}
+
+// Each open leaf's best split (not found: it stays a leaf). Leaves with a buffer are searched from it; the
+// others build each feature's histogram in scratch space first.
+std::vector<SplitInfo> VarianceGrower::search(const std::vector<std::size_t>& open, std::int64_t min_leaf_weight,
+                                              const std::uint8_t* active_features) {
+  const std::size_t F = X_.n_features;
+  std::vector<SplitInfo> best(open.size() * F);
+  std::size_t rows = 0;
+  for (std::size_t l : open) rows += leaves_[l].hist < 0 ? leaves_[l].end - leaves_[l].begin : kHistBins;
+  const int threads = util::threads_for(rows * F, n_threads_);
+  util::parallel_for(static_cast<std::ptrdiff_t>(open.size() * F), threads, [&](std::ptrdiff_t job) {
+    const Leaf& leaf = leaves_[open[static_cast<std::size_t>(job) / F]];
+    const std::size_t f = static_cast<std::size_t>(job) % F;
+    if (active_features && !active_features[f]) return;
+    if (leaf.hist >= 0) {
+      best[static_cast<std::size_t>(job)] = feature_best(hist(leaf.hist) + f * kHistBins * 2, bins_, f, min_leaf_weight);
+      return;
+    }
+    std::int64_t h[kHistBins * 2] = {};
+    add_rows(X_.column(f), order_.data() + leaf.begin, leaf.end - leaf.begin, search_s_, search_t_, h);
+    best[static_cast<std::size_t>(job)] = feature_best(h, bins_, f, min_leaf_weight);
+  });
+  std::vector<SplitInfo> winners(open.size());
+  for (std::size_t i = 0; i < open.size(); ++i)
+    for (std::size_t f = 0; f < F; ++f) {
+      const SplitInfo& c = best[i * F + f];
+      if (c.found() && (!winners[i].found() || better(c, winners[i]))) winners[i] = c;
+    }
+  return winners;
+}
+
+// Stable partition of the leaf's rows into left then right; returns the left rows' count and sums.
+VarianceGrower::Leaf VarianceGrower::partition(const Leaf& leaf, const SplitInfo& split, const std::int64_t* s,
+                                               const std::int64_t* t) {
+  const std::uint8_t* column = X_.column(static_cast<std::size_t>(split.feature));
+  const std::uint8_t missing = bins_.missing_bin();
+  const std::size_t n = leaf.end - leaf.begin;
+  std::uint32_t* rows = order_.data() + leaf.begin;
+  const std::size_t parts = std::max<std::size_t>(1, std::min<std::size_t>(util::resolve_threads(n_threads_), n / kPartitionPart));
+  std::vector<std::size_t> n_left(parts + 1, 0);
+  std::vector<std::int64_t> sum_left(parts, 0), weight_left(parts, 0);
+  const auto part_range = [&](std::size_t p) { return std::pair<std::size_t, std::size_t>{n * p / parts, n * (p + 1) / parts}; };
+  util::parallel_for(static_cast<std::ptrdiff_t>(parts), static_cast<int>(parts), [&](std::ptrdiff_t pi) {
+    const auto p = static_cast<std::size_t>(pi);
+    const auto [b, e] = part_range(p);
+    std::size_t c = 0;
+    std::int64_t S = 0, W = 0;
+    for (std::size_t i = b; i < e; ++i)
+      if (goes_left(column, rows[i], split, missing)) {
+        ++c;
+        S += s[rows[i]];
+        W += t[rows[i]];
+      }
+    n_left[p + 1] = c;
+    sum_left[p] = S;
+    weight_left[p] = W;
+  });
+  Leaf left;
+  left.begin = leaf.begin;
+  for (std::size_t p = 0; p < parts; ++p) {
+    n_left[p + 1] += n_left[p];
+    left.S += sum_left[p];
+    left.W += weight_left[p];
+  }
+  left.end = leaf.begin + n_left[parts];
+  scratch_.resize(std::max(scratch_.size(), n));
+  util::parallel_for(static_cast<std::ptrdiff_t>(parts), static_cast<int>(parts), [&](std::ptrdiff_t pi) {
+    const auto p = static_cast<std::size_t>(pi);
+    const auto [b, e] = part_range(p);
+    std::size_t l = n_left[p], r = n_left[parts] + (b - n_left[p]);
+    for (std::size_t i = b; i < e; ++i) scratch_[goes_left(column, rows[i], split, missing) ? l++ : r++] = rows[i];
+  });
+  std::copy(scratch_.begin(), scratch_.begin() + static_cast<std::ptrdiff_t>(n), rows);
+  return left;
+}
+
+RegressionTree VarianceGrower::grow(const std::int64_t* s, const std::int64_t* t, int max_depth,
+                                    std::int64_t min_leaf_weight, const std::uint8_t* active_features) {
+  const std::size_t N = X_.n_samples;
+  search_s_ = s;
+  search_t_ = t;
+  RegressionTree tree;
+  tree.missing_bin = bins_.missing_bin();
+  order_.resize(N);
+  std::iota(order_.begin(), order_.end(), 0u);
+  leaves_.clear();
+  free_.clear();
+  for (int b = static_cast<int>(pool_.size() / std::max<std::size_t>(hist_size_, 1)); b-- > 0;) free_.push_back(b);
+  Leaf root;
+  root.end = N;
+  for (std::size_t r = 0; r < N; ++r) {
+    root.S += s[r];
+    root.W += t[r];
+  }
+  tree.nodes.emplace_back();
+  leaves_.push_back(root);
+  std::vector<std::size_t> open{0};
+  const std::size_t hist_bytes = hist_size_ * sizeof(std::int64_t);
+  if (max_depth > 0 && hist_bytes <= kHistBudgetBytes) {
+    leaves_[0].hist = take_buffer();
+    build(open, s, t, active_features);
+  }
+  std::vector<std::size_t> finished;
+  for (int layer = 0; layer < max_depth && !open.empty(); ++layer) {
+    std::vector<std::size_t> searchable;
+    for (std::size_t l : open) {
+      const Leaf& leaf = leaves_[l];
+      if (leaf.end - leaf.begin >= 2 && leaf.W >= 2 * min_leaf_weight && leaf.W > 0) {
+        searchable.push_back(l);
+        continue;
+      }
+      finished.push_back(l);
+      release(l);
+    }
+    const std::vector<SplitInfo> splits = search(searchable, min_leaf_weight, active_features);
+    std::vector<std::size_t> next, to_build;
+    const bool last = layer + 1 == max_depth;
+    std::size_t kept = 0;  // children that will be searched, for the histogram budget
+    for (std::size_t i = 0; i < searchable.size(); ++i) kept += splits[i].found() ? 2 : 0;
+    const bool subtract = !last && kept * hist_bytes <= kHistBudgetBytes;
+    for (std::size_t i = 0; i < searchable.size(); ++i) {
+      const std::size_t l = searchable[i];
+      const SplitInfo& split = splits[i];
+      if (!split.found()) {
+        finished.push_back(l);
+        release(l);
+        continue;
+      }
+      Leaf parent = leaves_[l];
+      const auto left_node = static_cast<std::uint32_t>(tree.nodes.size());
+      RegressionNode& node = tree.nodes[parent.node];
+      node.feature = split.feature;
+      node.bin = split.bin;
+      node.nan_left = split.nan_left;
+      node.left = left_node;
+      node.right = left_node + 1;
+      node.gain = split.gini_gain;
+      tree.nodes.emplace_back();
+      tree.nodes.emplace_back();
+      Leaf left = partition(parent, split, s, t);
+      left.node = left_node;
+      Leaf right;
+      right.node = left_node + 1;
+      right.begin = left.end;
+      right.end = parent.end;
+      right.S = parent.S - left.S;
+      right.W = parent.W - left.W;
+      leaves_[l].hist = -1;  // the parent's buffer passes to a child (or back to the pool)
+      if (subtract && parent.hist >= 0) {
+        Leaf& small = left.end - left.begin <= right.end - right.begin ? left : right;
+        Leaf& large = &small == &left ? right : left;
+        large.hist = parent.hist;
+        small.hist = take_buffer();
+      } else if (parent.hist >= 0) {
+        free_.push_back(parent.hist);
+      }
+      next.push_back(leaves_.size());
+      leaves_.push_back(left);
+      next.push_back(leaves_.size());
+      leaves_.push_back(right);
+    }
+    if (subtract) subtract_siblings(next, s, t, active_features);
+    open = std::move(next);
+  }
+  finished.insert(finished.end(), open.begin(), open.end());
+  finish(tree, finished);
+  return tree;
+}
+
+// After a layer's partitions: each pair's smaller child's histograms from its rows, the larger's as the
+// parent's (already in its buffer) minus those.
+void VarianceGrower::subtract_siblings(const std::vector<std::size_t>& next, const std::int64_t* s, const std::int64_t* t,
+                                       const std::uint8_t* active_features) {
+  std::vector<std::size_t> small, large;
+  for (std::size_t i = 0; i + 1 < next.size(); i += 2) {
+    const Leaf& a = leaves_[next[i]];
+    const Leaf& b = leaves_[next[i + 1]];
+    if (a.hist < 0 || b.hist < 0) continue;
+    const bool a_small = a.end - a.begin <= b.end - b.begin;
+    small.push_back(a_small ? next[i] : next[i + 1]);
+    large.push_back(a_small ? next[i + 1] : next[i]);
+  }
+  build(small, s, t, active_features);
+  const std::size_t F = X_.n_features;
+  util::parallel_for(static_cast<std::ptrdiff_t>(small.size() * F), util::threads_for(small.size() * F * kHistBins * 2, n_threads_),
+                     [&](std::ptrdiff_t job) {
+                       const std::size_t i = static_cast<std::size_t>(job) / F, f = static_cast<std::size_t>(job) % F;
+                       const std::int64_t* from = hist(leaves_[small[i]].hist) + f * kHistBins * 2;
+                       std::int64_t* to = hist(leaves_[large[i]].hist) + f * kHistBins * 2;
+                       for (std::size_t b = 0; b < kHistBins * 2; ++b) to[b] -= from[b];
+                     });
+}
+
+// Leaf values S / W, every node's weight, and the buffers back to the pool.
+void VarianceGrower::finish(RegressionTree& tree, const std::vector<std::size_t>& finished) {
+  for (const Leaf& leaf : leaves_) tree.nodes[leaf.node].weight = leaf.W;
+  std::vector<Leaf> final_leaves;
+  for (std::size_t l : finished) {
+    Leaf& leaf = leaves_[l];
+    tree.nodes[leaf.node].value = leaf.W > 0 ? static_cast<double>(leaf.S) / static_cast<double>(leaf.W) : 0.0;
+    leaf.hist = -1;
+    final_leaves.push_back(leaf);
+  }
+  std::sort(final_leaves.begin(), final_leaves.end(), [](const Leaf& a, const Leaf& b) { return a.begin < b.begin; });
+  leaves_ = std::move(final_leaves);
+}
+
+}  // namespace rebelboost::tree

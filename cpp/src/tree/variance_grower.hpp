@@ -1,0 +1,70 @@
+// The regressor's tree grower (docs/guide/regression.md): layer-wise regression trees by the variance
+// criterion on histograms, with the histogram subtraction trick (a pair of siblings builds the smaller one's
+// histograms from its rows; the larger one's are its parent's minus those, exactly, in integers).
+//
+// Every row n carries s_n = w_n r_n and t_n = w_n in fixed point (r_n the residual, w_n its weight). A leaf
+// splits when it holds at least 2 rows, above max_depth, and some split strictly lowers the weighted squared
+// error while leaving each side at least min_leaf_weight; among those, the split of best_split_variance
+// (split.hpp) wins by the one tie rule. So the tree is grow_regression_tree's full-scan tree for
+// min_leaf_weight = 0 (the slow reference, tested bit for bit), for any thread count.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "data/bin_mapper.hpp"
+#include "data/binned_matrix.hpp"
+#include "tree/regression_tree.hpp"
+#include "tree/split.hpp"
+
+namespace rebelboost::tree {
+
+class VarianceGrower {
+ public:
+  VarianceGrower(const data::BinnedMatrix& X, const data::BinMapper& bins, int n_threads);
+
+  // A leaf of the last grown tree: its node and its rows rows()[begin, end) (ascending).
+  struct Leaf {
+    std::uint32_t node = 0;
+    std::size_t begin = 0, end = 0;
+    std::int64_t S = 0, W = 0;  // sums of s and t over its rows
+    int hist = -1;              // buffer holding its histograms (-1: none)
+  };
+
+  // Grows a tree of depth at most max_depth (0: a single leaf) on s, t (t >= 0; s = 0 where t = 0).
+  // active_features (optional, 1 = searched): LazyBoost's feature sample. Leaves' values are S / W (0 when
+  // W = 0); each node's `weight` is its W and split nodes' `gain` best_split_variance's gain.
+  RegressionTree grow(const std::int64_t* s, const std::int64_t* t, int max_depth, std::int64_t min_leaf_weight,
+                      const std::uint8_t* active_features = nullptr);
+
+  const std::vector<Leaf>& leaves() const { return leaves_; }
+  const std::vector<std::uint32_t>& rows() const { return order_; }
+
+ private:
+  std::int64_t* hist(int buffer) { return pool_.data() + static_cast<std::size_t>(buffer) * hist_size_; }
+  int take_buffer();
+  void release(std::size_t leaf);  // its buffer back to the pool
+  void build(const std::vector<std::size_t>& which, const std::int64_t* s, const std::int64_t* t,
+             const std::uint8_t* active_features);
+  std::vector<SplitInfo> search(const std::vector<std::size_t>& open, std::int64_t min_leaf_weight,
+                                const std::uint8_t* active_features);
+  Leaf partition(const Leaf& leaf, const SplitInfo& split, const std::int64_t* s, const std::int64_t* t);
+  void subtract_siblings(const std::vector<std::size_t>& next, const std::int64_t* s, const std::int64_t* t,
+                         const std::uint8_t* active_features);
+  void finish(RegressionTree& tree, const std::vector<std::size_t>& finished);
+
+  const data::BinnedMatrix& X_;
+  const data::BinMapper& bins_;
+  int n_threads_;
+  std::size_t hist_size_;                // int64 per leaf: n_features x kHistBins x (s, t)
+  std::vector<std::int64_t> pool_;       // histogram buffers
+  std::vector<int> free_;                // free buffer indices
+  std::vector<std::uint32_t> order_;     // rows grouped by leaf
+  std::vector<std::uint32_t> scratch_;   // partition's right-hand rows
+  std::vector<Leaf> leaves_;             // while growing: every node's leaf record; after: the final leaves
+  const std::int64_t* search_s_ = nullptr;  // the values of the tree being grown
+  const std::int64_t* search_t_ = nullptr;
+};
+
+}  // namespace rebelboost::tree

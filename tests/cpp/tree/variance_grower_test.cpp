@@ -1,0 +1,109 @@
+// Tests of the regressor's grower: it grows the slow reference's tree (grow_regression_tree's full scan)
+// bit for bit at every depth, with and without weights and NaN, for any thread count; its leaves partition
+// the rows as the tree routes them; min_leaf_weight holds on every leaf of a split.
+#include "tree/variance_grower.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "boosted_problem.hpp"
+
+namespace rebelboost::tree {
+namespace {
+
+struct Values {
+  std::vector<std::int64_t> s, t;
+};
+
+// A step in feature 1, a smooth term in feature 2, heavy-tailed noise; weights with zeros.
+Values values(const testing::BoostedProblem& p, std::uint64_t seed, bool weighted) {
+  const std::size_t n = p.X.n_rows;
+  std::mt19937_64 rng(seed);
+  std::student_t_distribution<double> noise(2.5);
+  Values v{std::vector<std::int64_t>(n), std::vector<std::int64_t>(n)};
+  for (std::size_t i = 0; i < n; ++i) {
+    const double x1 = p.X.at(i, 1), x2 = std::isnan(p.X.at(i, 2)) ? 0.0 : p.X.at(i, 2);
+    const double r = (std::isnan(x1) ? 2.0 : x1 > 0.2 ? 6.0 : -4.0) + 3.0 * x2 + noise(rng);
+    const double w = weighted ? (rng() % 8 == 0 ? 0.0 : 0.25 * static_cast<double>(1 + rng() % 8)) : 1.0;
+    v.t[i] = static_cast<std::int64_t>(w * 4096.0);
+    v.s[i] = static_cast<std::int64_t>(std::llround(w * r * 65536.0));
+  }
+  return v;
+}
+
+void expect_same(const RegressionTree& a, const RegressionTree& b, const std::string& what) {
+  ASSERT_EQ(a.nodes.size(), b.nodes.size()) << what;
+  for (std::size_t i = 0; i < a.nodes.size(); ++i) {
+    const RegressionNode &x = a.nodes[i], &y = b.nodes[i];
+    EXPECT_TRUE(x.feature == y.feature && x.bin == y.bin && x.nan_left == y.nan_left && x.left == y.left &&
+                std::memcmp(&x.value, &y.value, sizeof(double)) == 0 && std::memcmp(&x.gain, &y.gain, sizeof(double)) == 0)
+        << what << ": node " << i;
+  }
+}
+
+TEST(VarianceGrower, GrowsTheReferenceTreeAtEveryDepth) {
+  const testing::BoostedProblem p = testing::boosted_problem("adaboost", 5000, 8, 23, 1);
+  for (int depth = 0; depth <= 6; ++depth)
+    for (const bool weighted : {false, true}) {
+      const Values v = values(p, 70 + static_cast<std::uint64_t>(depth), weighted);
+      const RegressionTree reference = grow_regression_tree(p.binned, p.bins, v.s.data(), v.t.data(), depth, false, 1);
+      for (const int threads : {1, 3}) {
+        VarianceGrower grower(p.binned, p.bins, threads);
+        for (int again = 0; again < 2; ++again)  // buffers reused across trees change nothing
+          expect_same(reference, grower.grow(v.s.data(), v.t.data(), depth, 0),
+                      "depth " + std::to_string(depth) + " weighted " + std::to_string(weighted) + " threads " +
+                          std::to_string(threads));
+      }
+    }
+}
+
+// The final leaves hold every row once, each where the tree routes it, with its S and W.
+TEST(VarianceGrower, LeavesPartitionTheRowsAsTheTreeRoutesThem) {
+  const testing::BoostedProblem p = testing::boosted_problem("veb", 3000, 6, 5, 1);
+  const Values v = values(p, 9, true);
+  VarianceGrower grower(p.binned, p.bins, 2);
+  const RegressionTree tree = grower.grow(v.s.data(), v.t.data(), 5, 0);
+  std::vector<int> seen(p.X.n_rows, 0);
+  for (const VarianceGrower::Leaf& leaf : grower.leaves()) {
+    std::int64_t S = 0, W = 0;
+    for (std::size_t i = leaf.begin; i < leaf.end; ++i) {
+      const std::uint32_t r = grower.rows()[i];
+      ++seen[r];
+      EXPECT_EQ(tree.output(p.binned, r), tree.nodes[leaf.node].value);
+      S += v.s[r];
+      W += v.t[r];
+    }
+    EXPECT_EQ(S, leaf.S);
+    EXPECT_EQ(W, leaf.W);
+    EXPECT_EQ(W, tree.nodes[leaf.node].weight);
+    EXPECT_LT(tree.nodes[leaf.node].feature, 0);
+  }
+  for (int c : seen) EXPECT_EQ(c, 1);
+}
+
+// Every child of a split holds at least min_leaf_weight, and a larger minimum never grows more leaves.
+TEST(VarianceGrower, MinLeafWeightHoldsOnEverySplit) {
+  const testing::BoostedProblem p = testing::boosted_problem("adaboost", 2000, 5, 3, 1);
+  const Values v = values(p, 4, false);
+  VarianceGrower grower(p.binned, p.bins, 2);
+  std::size_t previous = 1u << 30;
+  for (const std::int64_t rows : {0, 1, 20, 200, 1001}) {
+    const std::int64_t min_weight = rows * 4096;
+    const RegressionTree tree = grower.grow(v.s.data(), v.t.data(), 6, min_weight);
+    for (const RegressionNode& n : tree.nodes)
+      if (n.feature >= 0) {
+        EXPECT_GE(tree.nodes[n.left].weight, min_weight);
+        EXPECT_GE(tree.nodes[n.right].weight, min_weight);
+      }
+    EXPECT_LE(grower.leaves().size(), previous);
+    previous = grower.leaves().size();
+  }
+  EXPECT_EQ(previous, 1u);  // 1001 rows a side: no split of 2000 rows can
+}
+
+}  // namespace
+}  // namespace rebelboost::tree
