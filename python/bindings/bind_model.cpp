@@ -124,10 +124,11 @@ py::array_t<std::int8_t> outputs(const PyModel& pm, const py::array& X, int n_th
   return out;
 }
 
-// f_t(x) of learners first, ... (n of them; -1: to the end): int8 +-1 for trees, float64 for similarities.
+// f_t(x) of learners first, ... (n of them; -1: to the end): int8 +-1 for trees, float64 for similarities
+// and regression trees.
 py::array learner_outputs_py(const PyModel& pm, const py::array& X, int n_threads, std::size_t first_learner, long n) {
   const Model& model = pm.model();
-  if (model.learner == LearnerKind::kTree) return outputs(pm, X, n_threads, first_learner, n);
+  if (model.learner == LearnerKind::kTree && !model.is_regression()) return outputs(pm, X, n_threads, first_learner, n);
   const std::shared_ptr<const Predictor> predictor = pm.predictor();
   const std::size_t first = std::min(first_learner, model.n_learners());
   const std::size_t left = model.n_learners() - first;
@@ -225,6 +226,8 @@ py::list trees_as_dicts(const PyModel& pm, std::size_t first, long count) {
     d["step"] = py::array_t<double>(static_cast<py::ssize_t>(tree.step.size()), tree.step.data());
     if (!tree.cover.empty())  // absent for trees from files older than format version 5
       d["cover"] = py::array_t<double>(static_cast<py::ssize_t>(tree.cover.size()), tree.cover.data());
+    if (!tree.leaf_value.empty())  // regression trees only
+      d["leaf_value"] = py::array_t<double>(static_cast<py::ssize_t>(tree.leaf_value.size()), tree.leaf_value.data());
     out.append(d);
   }
   return out;
@@ -249,7 +252,8 @@ PyModel from_trees(const std::string& loss_key, std::uint32_t n_features, const 
                    const py::list& trees, const py::bytes& metadata) {
   Model m;
   m.loss = loss_key == "adaboost" ? LossKind::kAdaBoost : loss_key == "veb" ? LossKind::kVebBoost
-           : loss_key == "rebel" ? LossKind::kRebel : throw ModelFileError("unknown loss '" + loss_key + "'");
+           : loss_key == "rebel" ? LossKind::kRebel : loss_key == "squared_error" ? LossKind::kSquaredError
+           : throw ModelFileError("unknown loss '" + loss_key + "'");
   m.n_features = n_features;
   m.n_outputs = static_cast<std::uint32_t>(bias.size());
   if (m.n_outputs == 0 || m.n_outputs > kMaxClasses) throw ModelFileError("bias must hold 1 to kMaxClasses entries");
@@ -272,6 +276,7 @@ PyModel from_trees(const std::string& loss_key, std::uint32_t n_features, const 
       t.nodes[i] = Node{feature[i], nan_left[i], value[i], left[i], right[i], threshold[i], gain[i]};
     t.step = column<double>(d, "step", m.n_outputs, where);
     if (d.contains("cover") && !d["cover"].is_none()) t.cover = column<double>(d, "cover", n, where);
+    if (d.contains("leaf_value") && !d["leaf_value"].is_none()) t.leaf_value = column<double>(d, "leaf_value", n, where);
     m.trees.push_back(std::move(t));
   }
   m.validate();
@@ -347,7 +352,7 @@ void bind_model(py::module_& m) {
       .def("learner_outputs", &learner_outputs_py, py::arg("X"), py::arg("n_threads") = 0, py::arg("first") = 0,
            py::arg("n") = -1,
            "f_t(x) for learners first, ... (n of them; -1: to the end) as an (n_rows, n_used) array: int8 +-1 for "
-           "trees, float64 in [-1, 1] for similarities.")
+           "trees, float64 in [-1, 1] for similarities, float64 leaf values for regression trees.")
       .def("to_bytes", [](const PyModel& pm) { return py::bytes(serialize(pm.model())); })
       .def_static("from_bytes", &from_bytes)
       .def_static("from_trees", &from_trees, py::arg("loss"), py::arg("n_features"), py::arg("bias"), py::arg("trees"),

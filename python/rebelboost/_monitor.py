@@ -8,11 +8,12 @@ import sys
 import numpy as np
 from sklearn.metrics import log_loss
 
-__all__ = ["EvalData", "TrainingMonitor", "METRICS"]
+__all__ = ["EvalData", "TrainingMonitor", "METRICS", "REGRESSION_METRICS"]
 
 logger = logging.getLogger("rebelboost")
 
 METRICS = ("loss", "error", "log_loss", "expected_cost")
+REGRESSION_METRICS = ("loss", "rmse", "mae")  # BoostingRegressor ("loss": the weighted mean squared error)
 
 
 class EvalData:
@@ -67,6 +68,11 @@ class TrainingMonitor:
         est = self.estimator
         scores = est._present_scores(raw_scores)
         w = data.sample_weight
+        if self.scoring in ("rmse", "mae"):  # the regressor: y holds real targets
+            error = np.asarray(scores, dtype=np.float64).reshape(-1) - data.y
+            if self.scoring == "mae":
+                return float(np.average(np.abs(error), weights=w))
+            return float(np.sqrt(np.average(error * error, weights=w)))
         if self.scoring == "log_loss":
             return float(log_loss(data.y, est._scores_to_proba(scores), sample_weight=w,
                                   labels=np.arange(self.n_classes)))

@@ -143,6 +143,21 @@ def check_fit_data(estimator, X, y, sample_weight, class_weight=None, reset=True
     return X, y_encoded.astype(np.int32, copy=False), classes, sample_weight, class_weights
 
 
+def eval_set_items(eval_set):
+    """fit's eval_set as (index, tuple) pairs: None -> none, one tuple -> a list of it; anything but (X, y) or
+    (X, y, sample_weight) tuples is a ValueError."""
+    if eval_set is None:
+        return []
+    if isinstance(eval_set, tuple):
+        eval_set = [eval_set]
+    if not isinstance(eval_set, list):
+        raise ValueError("eval_set must be a list of (X, y) or (X, y, sample_weight) tuples")
+    for i, item in enumerate(eval_set):
+        if not isinstance(item, tuple) or len(item) not in (2, 3):
+            raise ValueError(f"eval_set[{i}] must be a tuple (X, y) or (X, y, sample_weight)")
+    return list(enumerate(eval_set))
+
+
 def check_eval_sets(estimator, eval_set, classes, dtype, class_weights):
     """Validate fit's eval_set: a list of (X, y) or (X, y, sample_weight) tuples.
 
@@ -152,16 +167,8 @@ def check_eval_sets(estimator, eval_set, classes, dtype, class_weights):
     """
     from rebelboost._monitor import EvalData
 
-    if eval_set is None:
-        return []
-    if isinstance(eval_set, tuple):
-        eval_set = [eval_set]
-    if not isinstance(eval_set, list):
-        raise ValueError("eval_set must be a list of (X, y) or (X, y, sample_weight) tuples")
     out = []
-    for i, item in enumerate(eval_set):
-        if not isinstance(item, tuple) or len(item) not in (2, 3):
-            raise ValueError(f"eval_set[{i}] must be a tuple (X, y) or (X, y, sample_weight)")
+    for i, item in eval_set_items(eval_set):
         X_val = np.ascontiguousarray(check_predict_data(estimator, item[0]), dtype=dtype)
         y_val = np.asarray(item[1])
         if y_val.ndim != 1 or len(y_val) != X_val.shape[0]:
@@ -204,16 +211,16 @@ def check_binary_classes(estimator, y_raw_classes, y_encoded, sample_weight, y_t
             )
 
 
-def split_validation(X, y_encoded, sample_weight, fraction, seed):
-    """Early stopping without an eval_set: a stratified ``fraction`` of the rows (seeded) becomes the
-    validation set "validation" (scikit-learn's HistGradientBoosting carves it the same way).
-    Returns (X_train, y_train, weight_train, EvalData)."""
+def split_validation(X, y_encoded, sample_weight, fraction, seed, stratify=True):
+    """Early stopping without an eval_set: a ``fraction`` of the rows (seeded; stratified by class for the
+    classifiers, plain for the regressor) becomes the validation set "validation" (scikit-learn's
+    HistGradientBoosting carves it the same way). Returns (X_train, y_train, weight_train, EvalData)."""
     from sklearn.model_selection import train_test_split
 
     from rebelboost._monitor import EvalData
 
     rows = np.arange(X.shape[0])
-    train, val = train_test_split(rows, test_size=fraction, stratify=y_encoded, random_state=seed)
+    train, val = train_test_split(rows, test_size=fraction, stratify=y_encoded if stratify else None, random_state=seed)
     train.sort()
     val.sort()
     weight = (None, None) if sample_weight is None else (sample_weight[train], sample_weight[val])

@@ -90,7 +90,7 @@ def _table(args, expected=None):
 
 
 def _train(args):
-    from rebelboost import AdaBoostClassifier, REBELClassifier, VEBBoostClassifier
+    from rebelboost import AdaBoostClassifier, BoostingRegressor, REBELClassifier, VEBBoostClassifier
 
     check_path(args.model, "model file", reading=False)  # fail before training, not after
     folder = os.path.dirname(os.path.abspath(args.model))
@@ -98,13 +98,19 @@ def _train(args):
         raise FileNotFoundError(f"cannot write {args.model!r}: folder {folder!r} does not exist")
     X, y = _table(args)
     loss = args.loss
+    # Unset options take the estimator's own defaults (the CLI holds none of its own).
+    common = {key: value for key, value in dict(n_estimators=args.n_estimators, max_depth=args.max_depth,
+                                                learning_rate=args.learning_rate, n_jobs=args.n_jobs).items()
+              if value is not None}
+    if loss == "squared_error":
+        if args.cost_matrix or args.weak_learner != "tree":
+            raise ValueError("--cost-matrix and --weak-learner are for classifiers, not --loss squared_error")
+        return _fit_and_save(BoostingRegressor(**common), X, _numeric_target(y, args.data), args.model)
     if loss == "auto":
         loss = "rebel" if len(np.unique(y)) > 2 or args.cost_matrix or args.weak_learner != "tree" else "adaboost"
     surrogate = {"logistic": "logistic", "squared": "squared"}.get(loss, "exponential")  # REBEL's g
     if loss in ("logistic", "squared"):
         loss = "rebel"
-    common = dict(n_estimators=args.n_estimators, max_depth=args.max_depth, learning_rate=args.learning_rate,
-                  n_jobs=args.n_jobs)
     if args.cost_matrix and loss != "rebel":
         raise ValueError("--cost-matrix needs --loss rebel (or auto)")
     if args.weak_learner != "tree" and loss != "rebel":
@@ -118,13 +124,31 @@ def _train(args):
         clf = VEBBoostClassifier(lam=args.lam, **common)
     else:
         clf = AdaBoostClassifier(**common)
+    return _fit_and_save(clf, X, y, args.model)
+
+
+def _numeric_target(y, path):
+    """The regressor's target column as float64, or a ValueError naming the file and the first bad row."""
+    import pandas as pd
+
+    values = pd.to_numeric(pd.Series(np.asarray(y, dtype=object)), errors="coerce").to_numpy(dtype=np.float64)
+    bad = ~np.isfinite(values)
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"{path}: the target column holds {np.asarray(y, dtype=object)[row]!r} at data row {row}, "
+                         "not a finite number (--loss squared_error needs numeric targets)")
+    return values
+
+
+def _fit_and_save(clf, X, y, path):
     start = time.perf_counter()
     clf.fit(X, y)
     learners = "trees" if getattr(clf, "weak_learner", "tree") == "tree" else "similarities"
+    score = "R^2" if _is_regressor(clf) else "accuracy"
     print(f"trained {type(clf).__name__} with {clf.n_estimators_} {learners} in {time.perf_counter() - start:.3f} s; "
-          f"training accuracy {clf.score(X, y):.4f}")
-    clf.save(args.model)
-    print(f"model written to {args.model}")
+          f"training {score} {clf.score(X, y):.4f}")
+    clf.save(path)
+    print(f"model written to {path}")
     return EXIT_OK
 
 
@@ -146,7 +170,10 @@ def _predict(args):
     if args.output:
         check_path(args.output, "output file", reading=False)  # before the model and data are read
     clf, X, _ = _loaded(args)
-    out = pd.DataFrame({"label": clf.predict(X)})
+    regressor = _is_regressor(clf)
+    if regressor and args.proba:
+        raise ValueError("--proba is for classifiers; this model is a regressor")
+    out = pd.DataFrame({"prediction" if regressor else "label": clf.predict(X)})
     if args.proba:
         proba = clf.predict_proba(X)
         for k, c in enumerate(clf.classes_):
@@ -167,7 +194,7 @@ def _contributions(clf, X):
     import numpy as np
     import pandas as pd
 
-    values = clf.decision_function(X, pred_contrib=True)
+    values = clf.predict(X, pred_contrib=True) if _is_regressor(clf) else clf.decision_function(X, pred_contrib=True)
     names = list(getattr(clf, "feature_names_in_", [f"x{j}" for j in range(clf.n_features_in_)])) + ["expected"]
     if values.ndim == 2:
         return pd.DataFrame(values, columns=[f"contrib_{n}" for n in names])
@@ -175,8 +202,19 @@ def _contributions(clf, X):
     return pd.DataFrame(np.reshape(values, (len(values), -1)), columns=columns)
 
 
+def _is_regressor(clf):
+    from sklearn.base import is_regressor
+
+    return is_regressor(clf)
+
+
 def _evaluate(args):
     clf, X, y = _loaded(args)
+    if _is_regressor(clf):
+        y = _numeric_target(y, args.data)
+        rmse = float(np.sqrt(np.mean((clf.predict(X) - y) ** 2)))
+        print(f"rmse {rmse:.6g}, R^2 {clf.score(X, y):.6f} on {len(y)} rows")
+        return EXIT_OK
     y = labels_like(y, clf.classes_, args.data)
     print(f"accuracy {clf.score(X, y):.6f} on {len(y)} rows")
     return EXIT_OK
@@ -256,13 +294,15 @@ def build_parser():
     train = sub.add_parser("train", help="fit a boosted model on a data file and save it")
     _data_arguments(train, "label column: its name, or its index (negative counts from the end)", True)
     train.add_argument("--model", required=True, help="output model file")
-    train.add_argument("--n-estimators", type=int, default=200)
-    train.add_argument("--max-depth", type=int, default=1)
-    train.add_argument("--learning-rate", type=float, default=1.0)
+    train.add_argument("--n-estimators", type=int, default=None, help="default: the estimator's")
+    train.add_argument("--max-depth", type=int, default=None, help="default: the estimator's")
+    train.add_argument("--learning-rate", type=float, default=None, help="default: the estimator's")
     train.add_argument("--n-jobs", type=int, default=None)
-    train.add_argument("--loss", choices=["auto", "adaboost", "veb", "rebel", "logistic", "squared"], default="auto",
+    train.add_argument("--loss", choices=["auto", "adaboost", "veb", "rebel", "logistic", "squared", "squared_error"],
+                       default="auto",
                        help="auto: AdaBoost for 2 classes, REBEL for more or with --cost-matrix; rebel: REBEL with the "
-                            "exponential loss; logistic, squared: REBEL with that loss (any number of classes)")
+                            "exponential loss; logistic, squared: REBEL with that loss (any number of classes); "
+                            "squared_error: BoostingRegressor (real targets)")
     train.add_argument("--cost-matrix", default=None,
                        help="REBEL: CSV of K x K costs (row = true class, column = predicted, labels sorted)")
     train.add_argument("--lam", type=float, default=0.5, help="VEB-Boost's variance weight")

@@ -76,6 +76,8 @@ def _tree(node, t, n_outputs):
     out["step"] = _array(_field(node, "step", list, f"{where} step"), "f", np.float64, None, f"{where} step", n_outputs)
     cover = node.get("cover")
     out["cover"] = None if cover is None else _array(cover, "f", np.float64, None, f"{where} cover", n)
+    leaf_value = node.get("leaf_value")  # regression trees only
+    out["leaf_value"] = None if leaf_value is None else _array(leaf_value, "f", np.float64, None, f"{where} leaf_value", n)
     return out
 
 

@@ -48,9 +48,10 @@ def _from_plain(value):
 def _registry():
     from rebelboost.adaboost import AdaBoostClassifier
     from rebelboost.rebel import REBELClassifier
+    from rebelboost.regressor import BoostingRegressor
     from rebelboost.veb import VEBBoostClassifier
 
-    return {cls.__name__: cls for cls in (AdaBoostClassifier, REBELClassifier, VEBBoostClassifier)}
+    return {cls.__name__: cls for cls in (AdaBoostClassifier, REBELClassifier, VEBBoostClassifier, BoostingRegressor)}
 
 
 def _plain(value):
@@ -73,7 +74,7 @@ def _plain(value):
 
 
 def _metadata(estimator):
-    classes = estimator.classes_
+    classes = getattr(estimator, "classes_", np.array([], dtype=np.float64))  # a regressor has none
     if classes.dtype.kind not in "biufUO":
         raise ValueError(f"classes_ of dtype {classes.dtype} cannot be stored in a model file; use pickle")
     class_list = [_plain(c) for c in classes.tolist()]
@@ -168,7 +169,6 @@ def _restore(model):
         validate_parameters(estimator)
     except (TypeError, ValueError, OverflowError) as exc:
         raise _corrupt(f"invalid parameters ({exc})") from None
-    classes = _metadata_classes(meta)
     n_features = meta.get("n_features_in")
     if not isinstance(n_features, int) or isinstance(n_features, bool) or n_features != model.n_features:
         raise ModelFileError(
@@ -181,10 +181,15 @@ def _restore(model):
     if surrogate != model.rebel_loss:
         raise ModelFileError(f"model file metadata says loss={surrogate!r} but the model was trained with the "
                              f"{model.rebel_loss} loss")
-    n_classes_model = 2 if model.n_outputs == 1 else model.n_outputs
-    if len(classes) != n_classes_model:
-        raise ModelFileError(f"model file lists {len(classes)} classes but the model predicts {n_classes_model}")
-    estimator.classes_ = classes
+    if model.loss_key == "squared_error":
+        if meta["classes"] != []:
+            raise ModelFileError("model file lists classes for a regressor")
+    else:
+        classes = _metadata_classes(meta)
+        n_classes_model = 2 if model.n_outputs == 1 else model.n_outputs
+        if len(classes) != n_classes_model:
+            raise ModelFileError(f"model file lists {len(classes)} classes but the model predicts {n_classes_model}")
+        estimator.classes_ = classes
     estimator.n_features_in_ = n_features
     try:
         estimator._restore_fitted_metadata(meta)
@@ -295,7 +300,7 @@ def _write_json(estimator, out):
     head = {"schema": SCHEMA, "schema_version": SCHEMA_VERSION, "estimator": type(estimator).__name__,
             "loss": model.loss, "loss_key": model.loss_key, "learner": model.learner,
             "n_features": model.n_features, "n_outputs": model.n_outputs,
-            "classes": [_plain(c) for c in estimator.classes_.tolist()],
+            "classes": [_plain(c) for c in getattr(estimator, "classes_", np.array([])).tolist()],
             "feature_names": None if names is None else [str(n) for n in names], "bias": model.bias.tolist(),
             "cascade": None if cascade is None else {"every": cascade[0], "thresholds": cascade[1].tolist()},
             "metadata": json.loads(_metadata(estimator))}

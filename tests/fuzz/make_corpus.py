@@ -16,7 +16,7 @@ import sys
 
 import numpy as np
 
-from rebelboost import AdaBoostClassifier, REBELClassifier, VEBBoostClassifier
+from rebelboost import AdaBoostClassifier, BoostingRegressor, REBELClassifier, VEBBoostClassifier
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 from model_bytes import chain, parse  # noqa: E402
@@ -31,6 +31,8 @@ KINDS = {
               (REBELClassifier(n_estimators=3, max_depth=2), "binary")],
     "similarity": [(REBELClassifier(n_estimators=4, weak_learner="similarity"), "multi"),
                    (REBELClassifier(n_estimators=3, weak_learner="similarity", similarity_scaling="global"), "binary")],
+    "regression": [(BoostingRegressor(n_estimators=3, max_depth=2, min_samples_leaf=5), "real"),
+                   (BoostingRegressor(n_estimators=2, max_depth=4, min_samples_leaf=1), "real")],
 }
 
 
@@ -40,7 +42,8 @@ def data():
     X[rng.rand(*X.shape) < 0.1] = np.nan
     binary = (np.nan_to_num(X[:, 0]) + np.nan_to_num(X[:, 1]) + 0.5 * rng.normal(size=300) > 0).astype(int)
     multi = np.argmax(np.nan_to_num(X) + 0.5 * rng.normal(size=X.shape), axis=1)
-    return X, {"binary": binary, "multi": multi}
+    real = np.nan_to_num(X[:, 0]) * 2.0 + rng.normal(size=300)
+    return X, {"binary": binary, "multi": multi, "real": real}
 
 
 def with_deep_chain(source, target):
@@ -49,6 +52,10 @@ def with_deep_chain(source, target):
         parts = parse(handle.read())
     tree = chain(12, parts.n_features, 0.1, covers=parts.trees[0].cover is not None)
     tree.step = np.full(len(parts.trees[0].step), 0.1)
+    if parts.trees[0].leaf_value is not None:  # a regression model: real leaves
+        leaves = tree.nodes["feature"] < 0
+        tree.nodes["value"][leaves] = 1
+        tree.leaf_value = np.where(leaves, 0.25, 0.0)
     parts.trees.append(tree)
     with open(target, "wb") as handle:
         handle.write(parts.file())
@@ -61,7 +68,7 @@ def main(out):
         for i, (estimator, y) in enumerate(estimators):
             X_kind = np.nan_to_num(X) if kind == "similarity" else X
             estimator.fit(X_kind, labels[y]).save(os.path.join(out, kind, f"seed{i}.rbm"))
-            if i == 0:  # and the same model with a soft cascade section
+            if i == 0 and kind != "regression":  # and the same model with a soft cascade section
                 estimator.calibrate_cascade(X_kind, labels[y], max_disagreement=0.1)
                 estimator.save(os.path.join(out, kind, "cascade.rbm"))
         if kind != "similarity":

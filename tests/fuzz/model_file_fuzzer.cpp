@@ -91,6 +91,43 @@ void check_kernel_sets(const Engines& engines, rebelboost::MatrixView<T> X, cons
   }
 }
 
+// A regression model: one-row and other kernel sets' scores equal the batch's, the real learner outputs
+// are each tree's leaf values, TreeSHAP is finite; class entry points refuse it.
+template <typename T>
+void check_regression(const Model& model, const rebelboost::Predictor& predictor, const Engines& engines,
+                      rebelboost::MatrixView<T> X, const std::vector<double>& scores) {
+  double row = 0.0;
+  for (std::size_t r = 0; r < X.n_rows; ++r) {
+    predictor.decision_row(X.data + static_cast<std::ptrdiff_t>(r) * X.row_stride, X.col_stride, &row);
+    if (std::memcmp(&row, &scores[r], sizeof(double)) != 0) finding("one-row path disagrees");
+  }
+  for (const auto& engine : engines) {
+    std::vector<double> got(scores.size());
+    engine->decision_function(X, got.data(), rebelboost::kAllLearners, 1);
+    if (std::memcmp(got.data(), scores.data(), got.size() * sizeof(double)) != 0) finding("kernel sets disagree");
+  }
+  const std::size_t T_all = model.n_learners();
+  std::vector<double> outputs(X.n_rows * T_all);
+  predictor.learner_outputs(X, outputs.data(), 1);
+  for (std::size_t r = 0; r < X.n_rows; ++r)
+    for (std::size_t t = 0; t < T_all; ++t) {
+      const double f = model.trees[t].output_real(X.data + static_cast<std::ptrdiff_t>(r) * X.row_stride, X.col_stride);
+      if (!std::isfinite(f) || f != outputs[r * T_all + t]) finding("regression learner outputs disagree");
+    }
+  if (X.n_rows * (model.n_features + 1) <= (1u << 20)) {
+    std::vector<double> phi(X.n_rows * (model.n_features + 1));
+    predictor.contributions(X, phi.data(), rebelboost::kAllLearners, 1);
+    for (double v : phi)
+      if (!std::isfinite(v)) finding("non-finite contribution");
+  }
+  std::vector<std::int32_t> classes(X.n_rows);
+  try {
+    predictor.predict(X, classes.data());
+    finding("predict gave classes for a regression model");
+  } catch (const rebelboost::InvalidArgument&) {
+  }
+}
+
 template <typename T>
 void predict_rows(const Model& model, const rebelboost::Predictor& predictor, const Engines& engines,
                   const std::uint8_t* data, std::size_t size, std::size_t n_rows) {
@@ -115,6 +152,10 @@ void predict_rows(const Model& model, const rebelboost::Predictor& predictor, co
   // Every path promises the same bits: the compiled predictor, batch or one row at a time.
   predictor.decision_function(X, again.data(), rebelboost::kAllLearners, 1);
   if (std::memcmp(scores.data(), again.data(), scores.size() * sizeof(double)) != 0) finding("batch paths disagree");
+  if (model.is_regression()) {  // no classes: the scores on every path, and the real leaves
+    check_regression(model, predictor, engines, X, scores);
+    return;
+  }
   std::vector<std::int32_t> classes(n_rows), full(n_rows), early(n_rows);
   rebelboost::scores_to_classes(model, scores.data(), n_rows, classes.data());
   rebelboost::PredictOptions options;

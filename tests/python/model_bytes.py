@@ -28,8 +28,8 @@ def fnv1a(data: bytes) -> int:
     return h
 
 
-VERSION = 5  # the version this build writes (2 named the learner family, 3 added the soft cascade section,
-# 4 REBEL's surrogate g after it, 5 covers)
+VERSION = 6  # the version this build writes (2 named the learner family, 3 added the soft cascade section,
+# 4 REBEL's surrogate g after it, 5 covers, 6 regression models' leaf values)
 
 
 def wrap(payload: bytes, version: int = VERSION) -> bytes:
@@ -43,6 +43,7 @@ class Tree:
     nodes: np.ndarray  # NODE records
     declared_nodes: int | None = None  # the node count written (default: len(nodes))
     cover: np.ndarray | None = None  # version 5: float64 per node, written when the model's covers flag is 1
+    leaf_value: np.ndarray | None = None  # version 6, regression models (loss 4): float64 per node
 
 
 @dataclass
@@ -104,6 +105,8 @@ class Parts:
                         np.asarray(tree.nodes, NODE).tobytes()]
                 if self.version >= 5 and tree.cover is not None:
                     out.append(np.asarray(tree.cover, "<f8").tobytes())
+                if self.version >= 6 and tree.leaf_value is not None:
+                    out.append(np.asarray(tree.leaf_value, "<f8").tobytes())
         if self.version >= 3:
             classes = 2 if self.n_outputs == 1 else self.n_outputs
             thresholds = np.asarray(self.cascade_thresholds, "<f8").ravel()
@@ -123,7 +126,7 @@ class Parts:
         return [tree.step for tree in self.trees]
 
 
-def _parse_trees(payload, at, n_outputs, version):
+def _parse_trees(payload, at, n_outputs, version, regression=False):
     (n_trees,) = struct.unpack_from("<Q", payload, at)
     at += 8
     covers = False
@@ -143,7 +146,11 @@ def _parse_trees(payload, at, n_outputs, version):
         if covers:
             cover = np.frombuffer(payload, "<f8", n_nodes, at).copy()
             at += 8 * n_nodes
-        trees.append(Tree(step, nodes, cover=cover))
+        leaf_value = None
+        if regression and version >= 6:
+            leaf_value = np.frombuffer(payload, "<f8", n_nodes, at).copy()
+            at += 8 * n_nodes
+        trees.append(Tree(step, nodes, cover=cover, leaf_value=leaf_value))
     return trees, at
 
 
@@ -166,7 +173,7 @@ def _parse_similarities(payload, at, d, n_outputs):
 
 
 def parse(data: bytes) -> Parts:
-    """A valid file taken apart (format versions 1 to 5)."""
+    """A valid file taken apart (format versions 1 to 6)."""
     (version,) = struct.unpack_from("<I", data, 8)
     payload = data[HEADER:-8]
     loss, n_features, n_outputs, learner = struct.unpack_from("<IIII", payload, 0)
@@ -181,7 +188,7 @@ def parse(data: bytes) -> Parts:
     if learner == SIMILARITIES:
         parts.similarities, at = _parse_similarities(payload, at, n_features, n_outputs)
     else:
-        parts.trees, at = _parse_trees(payload, at, n_outputs, version)
+        parts.trees, at = _parse_trees(payload, at, n_outputs, version, regression=loss == 4)
     if version >= 3:
         parts.cascade_every, classes, n_checkpoints = struct.unpack_from("<IIQ", payload, at)
         at += 16

@@ -2,7 +2,7 @@
 
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from rebelboost import AdaBoostClassifier, REBELClassifier, VEBBoostClassifier
+from rebelboost import AdaBoostClassifier, BoostingRegressor, REBELClassifier, VEBBoostClassifier
 
 
 def expected_failures(estimator):
@@ -23,6 +23,8 @@ def expected_failures(estimator):
         REBELClassifier(n_estimators=20, weak_learner="similarity"),
         VEBBoostClassifier(n_estimators=20),
         VEBBoostClassifier(n_estimators=10, max_depth=2, lam=0.0),
+        BoostingRegressor(n_estimators=20),
+        BoostingRegressor(n_estimators=10, max_depth=2, min_samples_leaf=1, feature_fraction=0.8, random_state=0),
     ],
     expected_failed_checks=expected_failures,
 )

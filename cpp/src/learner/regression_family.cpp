@@ -20,6 +20,11 @@ namespace rebelboost::learner {
 namespace {
 
 constexpr int kValueBits = 61;   // sum |s| < 2^61: histogram sums and differences stay within int64
+// Without sample weights on 2^16 to 2^23 rows: sum |s| < 2^38, so the grower packs a row's count and s into
+// one int64 (tree/variance_grower.hpp; half the histogram traffic). The residuals then keep about
+// 2^38 / n_rows levels of the largest |r| (262 144 at a million rows; float32 gradients keep 2^24): each
+// leaf's mean residual is exact to that rounding, unbiased.
+constexpr int kPackedValueBits = 38;
 constexpr int kWeightBits = 52;  // sum t <= 2^52
 
 // The exponent e with x 2^e <= 2^bits for every x <= bound (bound > 0).
@@ -60,19 +65,23 @@ class RegressionFamily final : public Family<T> {
 
   void init_model(Model& model) const override { model.learner = LearnerKind::kTree; }
   void set_stop_flag(const std::atomic<bool>* stop) override { stop_ = stop; }
-  void set_stage_clock(util::StageClock* clock) override { clock_ = clock; }
+  void set_stage_clock(util::StageClock* clock) override {
+    clock_ = clock;
+    grower_.set_stage_clock(clock);
+  }
 
   loss::Loss::Step fit(loss::Loss& loss, int iteration, IterationInfo& info) override {
     const std::uint64_t stream = iteration_stream(params_.seed, iteration);
     const bool sample_rows = params_.subsample < 1.0, sample_features = params_.feature_fraction < 1.0;
-    loss.residuals(residual_.data());
-    fixed_point_values(sample_rows, stream);
-    if (sample_features) draw_features(stream, params_.feature_fraction, X_.n_cols, feature_pool_, active_features_);
     {
-      const util::StageScope stage(clock_, util::Stage::kHistograms);
-      tree_ = grower_.grow(s_.data(), sample_rows ? t_active_.data() : t_.data(), params_.max_depth, min_leaf_weight_,
-                           sample_features ? active_features_.data() : nullptr);
+      const util::StageScope stage(clock_, util::Stage::kSplitValues);
+      loss.residuals(residual_.data());
+      fixed_point_values(sample_rows, stream);
+      if (sample_features) draw_features(stream, params_.feature_fraction, X_.n_cols, feature_pool_, active_features_);
     }
+    tree_ = grower_.grow(s_.data(), sample_rows ? t_active_.data() : t_.data(), params_.max_depth, min_leaf_weight_,
+                         sample_features ? active_features_.data() : nullptr);
+    const util::StageScope stage(clock_, util::Stage::kLeafValues);
     const double to_real = std::ldexp(1.0, weight_exponent_ - value_exponent_);
     for (tree::RegressionNode& node : tree_.nodes) node.value *= to_real;
     outputs(sample_rows);
@@ -126,26 +135,43 @@ class RegressionFamily final : public Family<T> {
 
   // s = w r 2^e_s (0 for rows the subsample leaves out, whose t is 0 too).
   void fixed_point_values(bool sample_rows, std::uint64_t stream) {
-    double largest = 0.0;  // max |w r|: order-independent, so the scale is the same for any thread count
-    for (std::size_t i = 0; i < n_; ++i) largest = std::max(largest, std::fabs(weight(i) * residual_[i]));
-    value_exponent_ = largest > 0.0 ? scale_exponent(largest * static_cast<double>(n_), kValueBits) : 0;
+    constexpr std::size_t kBlock = 1 << 16;
+    const auto blocks = static_cast<std::ptrdiff_t>((n_ + kBlock - 1) / kBlock);
+    const int threads = util::threads_for(n_ * 4, n_threads_);
+    std::vector<double> block_max(static_cast<std::size_t>(blocks), 0.0);
+    util::parallel_for(blocks, threads, [&](std::ptrdiff_t b) {
+      double m = 0.0;  // max |w r|: order-independent, so the scale is the same for any thread count
+      for (std::size_t i = static_cast<std::size_t>(b) * kBlock, e = std::min(n_, i + kBlock); i < e; ++i)
+        m = std::max(m, std::fabs(weight(i) * residual_[i]));
+      block_max[static_cast<std::size_t>(b)] = m;
+    });
+    const double largest = block_max.empty() ? 0.0 : *std::max_element(block_max.begin(), block_max.end());
+    const bool packable = sample_weight_ == nullptr && n_ >= (std::size_t{1} << 16) && n_ < (std::size_t{1} << 23);
+    value_exponent_ = largest > 0.0 ? scale_exponent(largest * static_cast<double>(n_), packable ? kPackedValueBits : kValueBits) : 0;
+    const double scale = std::ldexp(1.0, value_exponent_);  // exact: a power of two
     if (sample_rows) t_active_.resize(n_);
-    for (std::size_t i = 0; i < n_; ++i) {
-      const bool active = !sample_rows || row_drawn(stream, i, params_.subsample);
-      s_[i] = active ? util::to_fixed_point(std::ldexp(weight(i) * residual_[i], value_exponent_)) : 0;
-      if (sample_rows) t_active_[i] = active ? t_[i] : 0;
-    }
+    util::parallel_for(blocks, threads, [&](std::ptrdiff_t b) {
+      for (std::size_t i = static_cast<std::size_t>(b) * kBlock, e = std::min(n_, i + kBlock); i < e; ++i) {
+        const bool active = !sample_rows || row_drawn(stream, i, params_.subsample);
+        s_[i] = active ? util::to_fixed_point(weight(i) * residual_[i] * scale) : 0;
+        if (sample_rows) t_active_[i] = active ? t_[i] : 0;
+      }
+    });
   }
 
   // f_n: each row's leaf value (every row, also those the subsample left out).
   void outputs(bool sample_rows) {
     if (!sample_rows) {
       const std::vector<std::uint32_t>& rows = grower_.rows();
-      for (const tree::VarianceGrower::Leaf& leaf : grower_.leaves())
+      const std::vector<tree::VarianceGrower::Leaf>& leaves = grower_.leaves();
+      util::parallel_for(static_cast<std::ptrdiff_t>(leaves.size()), util::threads_for(n_ * 2, n_threads_), [&](std::ptrdiff_t l) {
+        const tree::VarianceGrower::Leaf& leaf = leaves[static_cast<std::size_t>(l)];
         for (std::size_t i = leaf.begin; i < leaf.end; ++i) f_[rows[i]] = tree_.nodes[leaf.node].value;
+      });
       return;
     }
-    for (std::size_t r = 0; r < n_; ++r) f_[r] = tree_.output(binned_, r);
+    util::parallel_for(static_cast<std::ptrdiff_t>(n_), util::threads_for(n_ * 4, n_threads_),
+                       [&](std::ptrdiff_t r) { f_[static_cast<std::size_t>(r)] = tree_.output(binned_, static_cast<std::size_t>(r)); });
   }
 
   // The grown tree in the model's form: raw thresholds, real leaves, gains as decreases of the mean squared

@@ -35,23 +35,13 @@ class SquaredError final : public Loss {
     return bias;
   }
 
-  void start_at(const std::vector<double>& bias) override { std::fill(H_.begin(), H_.end(), bias[0]); }
-
-  double value() const override {
-    const std::size_t n = y_.size(), blocks = (n + kBlock - 1) / kBlock;
-    std::vector<double> part(blocks, 0.0);
-    util::parallel_for(static_cast<std::ptrdiff_t>(blocks), util::threads_for(n, n_threads_), [&](std::ptrdiff_t b) {
-      double s = 0.0;
-      for (std::size_t i = static_cast<std::size_t>(b) * kBlock, e = std::min(n, i + kBlock); i < e; ++i) {
-        const double r = y_[i] - H_[i];
-        s += weight(i) * r * r;
-      }
-      part[static_cast<std::size_t>(b)] = s;
-    });
-    double total = 0.0;
-    for (double p : part) total += p;
-    return total / weight_total_;
+  void start_at(const std::vector<double>& bias) override {
+    std::fill(H_.begin(), H_.end(), bias[0]);
+    value_ = blockwise_error([](std::size_t) {});
   }
+
+  // Kept up to date by start_at and update_real (one pass each), so the booster's checks cost nothing.
+  double value() const override { return value_; }
 
   void sample_mass(double* out) const override {
     for (std::size_t i = 0; i < y_.size(); ++i) out[i] = weight(i);
@@ -68,13 +58,8 @@ class SquaredError final : public Loss {
 
   // H_n += f_n a: the product rounded, then added, as prediction adds a leaf's f * a (predict/flat_forest.hpp).
   void update_real(const double* f, const std::vector<double>& a) override {
-    const std::size_t n = y_.size();
     const double step = a[0];
-    util::parallel_for(static_cast<std::ptrdiff_t>((n + kBlock - 1) / kBlock), util::threads_for(n, n_threads_),
-                       [&](std::ptrdiff_t b) {
-                         for (std::size_t i = static_cast<std::size_t>(b) * kBlock, e = std::min(n, i + kBlock); i < e; ++i)
-                           H_[i] += f[i] * step;
-                       });
+    value_ = blockwise_error([&](std::size_t i) { H_[i] += f[i] * step; });
   }
 
   // The +-1 learners' interface does not apply to regression trees.
@@ -84,12 +69,33 @@ class SquaredError final : public Loss {
 
  private:
   double weight(std::size_t i) const { return w_.empty() ? 1.0 : w_[i]; }
+
+  // sum w (y - H)^2 / sum w after applying `change(i)` to each row i: per fixed block of rows, blocks added in
+  // order (the same bits for every thread count).
+  template <typename Change>
+  double blockwise_error(const Change& change) {
+    const std::size_t n = y_.size(), blocks = (n + kBlock - 1) / kBlock;
+    std::vector<double> part(blocks, 0.0);
+    util::parallel_for(static_cast<std::ptrdiff_t>(blocks), util::threads_for(2 * n, n_threads_), [&](std::ptrdiff_t b) {
+      double sum = 0.0;
+      for (std::size_t i = static_cast<std::size_t>(b) * kBlock, e = std::min(n, i + kBlock); i < e; ++i) {
+        change(i);
+        const double r = y_[i] - H_[i];
+        sum += weight(i) * r * r;
+      }
+      part[static_cast<std::size_t>(b)] = sum;
+    });
+    double total = 0.0;
+    for (double p : part) total += p;
+    return total / weight_total_;
+  }
   [[noreturn]] static void unsupported() {
     throw InvalidArgument("the squared-error loss trains regression trees (real leaves), not +-1 learners");
   }
 
   std::vector<double> y_, w_, H_;
   double weight_total_ = 0.0;
+  double value_ = 0.0;  // the current value()
   int n_threads_;
 };
 

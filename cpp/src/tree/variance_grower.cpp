@@ -17,36 +17,64 @@ namespace {
 constexpr std::size_t kHistBudgetBytes = std::size_t{256} << 20;
 constexpr std::size_t kPartitionPart = std::size_t{1} << 16;  // rows per part of a parallel partition
 
-// h[2 b] += s_r, h[2 b + 1] += t_r for the rows' bins b in one feature's column.
+// h[2 b] += s_i, h[2 b + 1] += t_i for rows[i]'s bin b in one feature's column (s, t in the rows' order:
+// gathered once per leaf, so only the column is read at random).
 inline void add_rows(const std::uint8_t* column, const std::uint32_t* rows, std::size_t n, const std::int64_t* s,
                      const std::int64_t* t, std::int64_t* h) {
   for (std::size_t i = 0; i < n; ++i) {
-    const std::uint32_t r = rows[i];
+    std::int64_t* b = h + 2 * static_cast<std::size_t>(column[rows[i]]);
+    b[0] += s[i];
+    b[1] += t[i];
+  }
+}
+
+// The same for every row 0..n-1 (the root).
+inline void add_all_rows(const std::uint8_t* column, std::size_t n, const std::int64_t* s, const std::int64_t* t,
+                         std::int64_t* h) {
+  for (std::size_t r = 0; r < n; ++r) {
     std::int64_t* b = h + 2 * static_cast<std::size_t>(column[r]);
     b[0] += s[r];
     b[1] += t[r];
   }
 }
 
-// The best split of feature f from its interleaved (s, t) histogram h.
-SplitInfo feature_best(const std::int64_t* h, const data::BinMapper& bins, std::size_t f, std::int64_t min_weight) {
-  std::int64_t sums[kHistBins], weights[kHistBins];
-  const int n_value_bins = bins.n_value_bins(f), missing = bins.missing_bin();
-  for (int b = 0; b < n_value_bins; ++b) {
-    sums[b] = h[2 * b];
-    weights[b] = h[2 * b + 1];
-  }
-  sums[missing] = h[2 * missing];
-  weights[missing] = h[2 * missing + 1];
-  return best_split_variance(sums, weights, n_value_bins, missing, static_cast<std::int32_t>(f), min_weight);
+// h[b] += p_i for rows[i]'s bin b: the packed histogram (VarianceGrower::Packing).
+inline void add_packed(const std::uint8_t* column, const std::uint32_t* rows, std::size_t n, const std::int64_t* p,
+                       std::int64_t* h) {
+  for (std::size_t i = 0; i < n; ++i) h[column[rows[i]]] += p[i];
 }
 
-bool goes_left(const std::uint8_t* column, std::uint32_t r, const SplitInfo& split, std::uint8_t missing) {
+inline void add_all_packed(const std::uint8_t* column, std::size_t n, const std::int64_t* p, std::int64_t* h) {
+  for (std::size_t r = 0; r < n; ++r) h[column[r]] += p[r];
+}
+
+inline bool goes_left(const std::uint8_t* column, std::uint32_t r, const SplitInfo& split, std::uint8_t missing) {
   const std::uint8_t code = column[r];
-  return code == missing ? split.nan_left : code <= split.bin;
+  return (code == missing) ? split.nan_left : (code <= split.bin);
 }
 
 }  // namespace
+
+// Bin b's S and W from a histogram: interleaved (S, W), or packed count * 2^40 + S (W = count * t0).
+void VarianceGrower::bin_sums(const std::int64_t* h, int b, std::int64_t& S, std::int64_t& W) const {
+  if (!packed_) {
+    S = h[2 * b];
+    W = h[2 * b + 1];
+    return;
+  }
+  const std::int64_t v = h[b];
+  S = static_cast<std::int64_t>(static_cast<std::uint64_t>(v) << 24) >> 24;  // the low 40 bits, sign-extended
+  W = ((v - S) >> kCountShift) * t0_;
+}
+
+// The best split of feature f from its histogram h.
+SplitInfo VarianceGrower::feature_best(const std::int64_t* h, std::size_t f, std::int64_t min_weight) const {
+  std::int64_t sums[kHistBins], weights[kHistBins];
+  const int n_value_bins = bins_.n_value_bins(f), missing = bins_.missing_bin();
+  for (int b = 0; b < n_value_bins; ++b) bin_sums(h, b, sums[b], weights[b]);
+  bin_sums(h, missing, sums[missing], weights[missing]);
+  return best_split_variance(sums, weights, n_value_bins, missing, static_cast<std::int32_t>(f), min_weight);
+}
 
 VarianceGrower::VarianceGrower(const data::BinnedMatrix& X, const data::BinMapper& bins, int n_threads)
     : X_(X), bins_(bins), n_threads_(n_threads), hist_size_(X.n_features * kHistBins * 2) {}
@@ -70,17 +98,42 @@ int VarianceGrower::take_buffer() {
 // Builds the histograms of the open leaves listed in `which` (each must hold a buffer) from their rows.
 void VarianceGrower::build(const std::vector<std::size_t>& which, const std::int64_t* s, const std::int64_t* t,
                            const std::uint8_t* active_features) {
-  const std::size_t F = X_.n_features;
+  const std::size_t F = X_.n_features, N = X_.n_samples;
   std::size_t rows = 0;
   for (std::size_t l : which) rows += leaves_[l].end - leaves_[l].begin;
   const int threads = util::threads_for(rows * F, n_threads_);
+  const bool root = which.size() == 1 && leaves_[which[0]].end - leaves_[which[0]].begin == N;
+  if (!root) {  // the leaves' values in their rows' order, once: the feature loops then read them in sequence
+    ordered_s_.resize(N);
+    ordered_t_.resize(packed_ ? 0 : N);
+    util::parallel_for(static_cast<std::ptrdiff_t>(which.size()), util::threads_for(rows * 2, n_threads_), [&](std::ptrdiff_t j) {
+      const Leaf& leaf = leaves_[which[static_cast<std::size_t>(j)]];
+      if (packed_) {
+        for (std::size_t i = leaf.begin; i < leaf.end; ++i) ordered_s_[i] = packed_values_[order_[i]];
+        return;
+      }
+      for (std::size_t i = leaf.begin; i < leaf.end; ++i) {
+        ordered_s_[i] = s[order_[i]];
+        ordered_t_[i] = t[order_[i]];
+      }
+    });
+  }
   util::parallel_for(static_cast<std::ptrdiff_t>(which.size() * F), threads, [&](std::ptrdiff_t job) {
     const Leaf& leaf = leaves_[which[static_cast<std::size_t>(job) / F]];
     const std::size_t f = static_cast<std::size_t>(job) % F;
     std::int64_t* h = hist(leaf.hist) + f * kHistBins * 2;
     std::fill(h, h + kHistBins * 2, 0);
     if (active_features && !active_features[f]) return;
-    add_rows(X_.column(f), order_.data() + leaf.begin, leaf.end - leaf.begin, s, t, h);
+    if (root) {  // rows in order, no indirection
+      if (packed_) add_all_packed(X_.column(f), N, packed_values_.data(), h);
+      else add_all_rows(X_.column(f), N, s, t, h);
+      return;
+    }
+    if (packed_)
+      add_packed(X_.column(f), order_.data() + leaf.begin, leaf.end - leaf.begin, ordered_s_.data() + leaf.begin, h);
+    else
+      add_rows(X_.column(f), order_.data() + leaf.begin, leaf.end - leaf.begin, ordered_s_.data() + leaf.begin,
+               ordered_t_.data() + leaf.begin, h);
   });
 }
 
@@ -98,12 +151,21 @@ std::vector<SplitInfo> VarianceGrower::search(const std::vector<std::size_t>& op
     const std::size_t f = static_cast<std::size_t>(job) % F;
     if (active_features && !active_features[f]) return;
     if (leaf.hist >= 0) {
-      best[static_cast<std::size_t>(job)] = feature_best(hist(leaf.hist) + f * kHistBins * 2, bins_, f, min_leaf_weight);
+      best[static_cast<std::size_t>(job)] = feature_best(hist(leaf.hist) + f * kHistBins * 2, f, min_leaf_weight);
       return;
     }
     std::int64_t h[kHistBins * 2] = {};
-    add_rows(X_.column(f), order_.data() + leaf.begin, leaf.end - leaf.begin, search_s_, search_t_, h);
-    best[static_cast<std::size_t>(job)] = feature_best(h, bins_, f, min_leaf_weight);
+    const std::uint8_t* column = X_.column(f);
+    for (std::size_t i = leaf.begin; i < leaf.end; ++i) {
+      const std::uint32_t r = order_[i];
+      if (packed_) {
+        h[column[r]] += packed_values_[r];
+      } else {
+        h[2 * column[r]] += search_s_[r];
+        h[2 * column[r] + 1] += search_t_[r];
+      }
+    }
+    best[static_cast<std::size_t>(job)] = feature_best(h, f, min_leaf_weight);
   });
   std::vector<SplitInfo> winners(open.size());
   for (std::size_t i = 0; i < open.size(); ++i)
@@ -114,49 +176,79 @@ std::vector<SplitInfo> VarianceGrower::search(const std::vector<std::size_t>& op
   return winners;
 }
 
-// Stable partition of the leaf's rows into left then right; returns the left rows' count and sums.
+// Stable partition of the leaf's rows into left then right; returns the left child's range and sums (from
+// the parent's histogram of the split feature when it has one, else from its rows).
 VarianceGrower::Leaf VarianceGrower::partition(const Leaf& leaf, const SplitInfo& split, const std::int64_t* s,
                                                const std::int64_t* t) {
   const std::uint8_t* column = X_.column(static_cast<std::size_t>(split.feature));
   const std::uint8_t missing = bins_.missing_bin();
   const std::size_t n = leaf.end - leaf.begin;
   std::uint32_t* rows = order_.data() + leaf.begin;
-  const std::size_t parts = std::max<std::size_t>(1, std::min<std::size_t>(util::resolve_threads(n_threads_), n / kPartitionPart));
-  std::vector<std::size_t> n_left(parts + 1, 0);
-  std::vector<std::int64_t> sum_left(parts, 0), weight_left(parts, 0);
-  const auto part_range = [&](std::size_t p) { return std::pair<std::size_t, std::size_t>{n * p / parts, n * (p + 1) / parts}; };
-  util::parallel_for(static_cast<std::ptrdiff_t>(parts), static_cast<int>(parts), [&](std::ptrdiff_t pi) {
-    const auto p = static_cast<std::size_t>(pi);
-    const auto [b, e] = part_range(p);
-    std::size_t c = 0;
-    std::int64_t S = 0, W = 0;
-    for (std::size_t i = b; i < e; ++i)
-      if (goes_left(column, rows[i], split, missing)) {
-        ++c;
-        S += s[rows[i]];
-        W += t[rows[i]];
-      }
-    n_left[p + 1] = c;
-    sum_left[p] = S;
-    weight_left[p] = W;
-  });
   Leaf left;
   left.begin = leaf.begin;
-  for (std::size_t p = 0; p < parts; ++p) {
-    n_left[p + 1] += n_left[p];
-    left.S += sum_left[p];
-    left.W += weight_left[p];
+  if (leaf.hist >= 0) {
+    left_sums(hist(leaf.hist) + static_cast<std::size_t>(split.feature) * kHistBins * 2, split, left);
+  } else {
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::int64_t mask = -static_cast<std::int64_t>(goes_left(column, rows[i], split, missing));
+      left.S += s[rows[i]] & mask;
+      left.W += t[rows[i]] & mask;
+    }
   }
-  left.end = leaf.begin + n_left[parts];
   scratch_.resize(std::max(scratch_.size(), n));
+  const std::size_t parts = std::max<std::size_t>(1, std::min<std::size_t>(util::resolve_threads(n_threads_), n / kPartitionPart));
+  if (parts == 1) {  // lefts move down in place (never past a row not yet read), rights go to scratch
+    std::size_t l = 0, r = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::uint32_t row = rows[i];
+      const bool to_left = goes_left(column, row, split, missing);
+      rows[l] = row;
+      scratch_[r] = row;
+      l += to_left;
+      r += !to_left;
+    }
+    std::copy(scratch_.begin(), scratch_.begin() + static_cast<std::ptrdiff_t>(r), rows + l);
+    left.end = leaf.begin + l;
+    return left;
+  }
+  std::vector<std::size_t> n_left(parts + 1, 0);
+  const auto part_range = [&](std::size_t p) { return std::pair<std::size_t, std::size_t>{n * p / parts, n * (p + 1) / parts}; };
+  util::parallel_for(static_cast<std::ptrdiff_t>(parts), static_cast<int>(parts), [&](std::ptrdiff_t pi) {
+    const auto [b, e] = part_range(static_cast<std::size_t>(pi));
+    std::size_t c = 0;
+    for (std::size_t i = b; i < e; ++i) c += goes_left(column, rows[i], split, missing);
+    n_left[static_cast<std::size_t>(pi) + 1] = c;
+  });
+  for (std::size_t p = 0; p < parts; ++p) n_left[p + 1] += n_left[p];
   util::parallel_for(static_cast<std::ptrdiff_t>(parts), static_cast<int>(parts), [&](std::ptrdiff_t pi) {
     const auto p = static_cast<std::size_t>(pi);
     const auto [b, e] = part_range(p);
     std::size_t l = n_left[p], r = n_left[parts] + (b - n_left[p]);
-    for (std::size_t i = b; i < e; ++i) scratch_[goes_left(column, rows[i], split, missing) ? l++ : r++] = rows[i];
+    for (std::size_t i = b; i < e; ++i) {
+      const bool to_left = goes_left(column, rows[i], split, missing);
+      scratch_[to_left ? l : r] = rows[i];
+      l += to_left;
+      r += !to_left;
+    }
   });
   std::copy(scratch_.begin(), scratch_.begin() + static_cast<std::ptrdiff_t>(n), rows);
+  left.end = leaf.begin + n_left[parts];
   return left;
+}
+
+// The left side's S and W of `split` from the feature's interleaved histogram h.
+void VarianceGrower::left_sums(const std::int64_t* h, const SplitInfo& split, Leaf& left) const {
+  std::int64_t S = 0, W = 0;
+  for (int b = 0; b <= split.bin; ++b) {
+    bin_sums(h, b, S, W);
+    left.S += S;
+    left.W += W;
+  }
+  if (split.nan_left) {
+    bin_sums(h, bins_.missing_bin(), S, W);
+    left.S += S;
+    left.W += W;
+  }
 }
 
 RegressionTree VarianceGrower::grow(const std::int64_t* s, const std::int64_t* t, int max_depth,
@@ -173,15 +265,13 @@ RegressionTree VarianceGrower::grow(const std::int64_t* s, const std::int64_t* t
   for (int b = static_cast<int>(pool_.size() / std::max<std::size_t>(hist_size_, 1)); b-- > 0;) free_.push_back(b);
   Leaf root;
   root.end = N;
-  for (std::size_t r = 0; r < N; ++r) {
-    root.S += s[r];
-    root.W += t[r];
-  }
+  choose_packing(s, t, root);
   tree.nodes.emplace_back();
   leaves_.push_back(root);
   std::vector<std::size_t> open{0};
   const std::size_t hist_bytes = hist_size_ * sizeof(std::int64_t);
   if (max_depth > 0 && hist_bytes <= kHistBudgetBytes) {
+    const util::StageScope stage(clock_, util::Stage::kHistograms);
     leaves_[0].hist = take_buffer();
     build(open, s, t, active_features);
   }
@@ -197,7 +287,12 @@ RegressionTree VarianceGrower::grow(const std::int64_t* s, const std::int64_t* t
       finished.push_back(l);
       release(l);
     }
-    const std::vector<SplitInfo> splits = search(searchable, min_leaf_weight, active_features);
+    std::vector<SplitInfo> splits;
+    {
+      const util::StageScope stage(clock_, util::Stage::kHistograms);
+      splits = search(searchable, min_leaf_weight, active_features);
+    }
+    const util::StageScope partitioning(clock_, util::Stage::kPartition);
     std::vector<std::size_t> next, to_build;
     const bool last = layer + 1 == max_depth;
     std::size_t kept = 0;  // children that will be searched, for the histogram budget
@@ -244,7 +339,10 @@ RegressionTree VarianceGrower::grow(const std::int64_t* s, const std::int64_t* t
       next.push_back(leaves_.size());
       leaves_.push_back(right);
     }
-    if (subtract) subtract_siblings(next, s, t, active_features);
+    if (subtract) {
+      const util::StageScope stage(clock_, util::Stage::kHistograms);
+      subtract_siblings(next, s, t, active_features);
+    }
     open = std::move(next);
   }
   finished.insert(finished.end(), open.begin(), open.end());
@@ -274,6 +372,45 @@ void VarianceGrower::subtract_siblings(const std::vector<std::size_t>& next, con
                        std::int64_t* to = hist(leaves_[large[i]].hist) + f * kHistBins * 2;
                        for (std::size_t b = 0; b < kHistBins * 2; ++b) to[b] -= from[b];
                      });
+}
+
+// Sums the root's S and W, and packs every row's values as count * 2^40 + s when that is exact: the nonzero
+// weights all equal (t0), sum |s| < 2^39 and fewer than 2^23 rows (then a histogram bin is one int64 instead
+// of two: half the memory traffic; the sums, and so the tree, are the same).
+void VarianceGrower::choose_packing(const std::int64_t* s, const std::int64_t* t, Leaf& root) {
+  const std::size_t N = X_.n_samples, block = std::size_t{1} << 16, blocks = (N + block - 1) / block;
+  std::int64_t t0 = 0;
+  for (std::size_t r = 0; r < N && t0 == 0; ++r) t0 = t[r];
+  struct Part {
+    std::int64_t S = 0, W = 0, abs_s = 0;
+    bool uniform = true;
+  };
+  std::vector<Part> parts(blocks);
+  const int threads = util::threads_for(2 * N, n_threads_);
+  util::parallel_for(static_cast<std::ptrdiff_t>(blocks), threads, [&](std::ptrdiff_t b) {  // integer sums: any order
+    Part& p = parts[static_cast<std::size_t>(b)];
+    for (std::size_t r = static_cast<std::size_t>(b) * block, e = std::min(N, r + block); r < e; ++r) {
+      p.S += s[r];
+      p.W += t[r];
+      p.abs_s += s[r] < 0 ? -s[r] : s[r];
+      p.uniform &= t[r] == 0 || t[r] == t0;
+    }
+  });
+  bool uniform = N < (std::size_t{1} << 23) && t0 > 0;
+  std::int64_t abs_sum = 0;
+  for (const Part& p : parts) {
+    root.S += p.S;
+    root.W += p.W;
+    uniform = uniform && p.uniform && p.abs_s < (std::int64_t{1} << 39) && (abs_sum += p.abs_s) < (std::int64_t{1} << 39);
+  }
+  packed_ = uniform;
+  t0_ = t0;
+  if (!packed_) return;
+  packed_values_.resize(N);
+  util::parallel_for(static_cast<std::ptrdiff_t>(blocks), threads, [&](std::ptrdiff_t b) {
+    for (std::size_t r = static_cast<std::size_t>(b) * block, e = std::min(N, r + block); r < e; ++r)
+      packed_values_[r] = t[r] != 0 ? (std::int64_t{1} << kCountShift) + s[r] : 0;
+  });
 }
 
 // Leaf values S / W, every node's weight, and the buffers back to the pool.

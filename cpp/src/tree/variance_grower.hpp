@@ -17,6 +17,7 @@
 #include "data/binned_matrix.hpp"
 #include "tree/regression_tree.hpp"
 #include "tree/split.hpp"
+#include "util/stage_clock.hpp"
 
 namespace rebelboost::tree {
 
@@ -39,6 +40,9 @@ class VarianceGrower {
                       const std::uint8_t* active_features = nullptr);
 
   const std::vector<Leaf>& leaves() const { return leaves_; }
+
+  // grow() charges histograms (with the split scans) and partitions to `clock` (null: nothing measured).
+  void set_stage_clock(util::StageClock* clock) { clock_ = clock; }
   const std::vector<std::uint32_t>& rows() const { return order_; }
 
  private:
@@ -50,6 +54,11 @@ class VarianceGrower {
   std::vector<SplitInfo> search(const std::vector<std::size_t>& open, std::int64_t min_leaf_weight,
                                 const std::uint8_t* active_features);
   Leaf partition(const Leaf& leaf, const SplitInfo& split, const std::int64_t* s, const std::int64_t* t);
+  void left_sums(const std::int64_t* h, const SplitInfo& split, Leaf& left) const;
+  void choose_packing(const std::int64_t* s, const std::int64_t* t, Leaf& root);
+  void bin_sums(const std::int64_t* h, int b, std::int64_t& S, std::int64_t& W) const;
+  SplitInfo feature_best(const std::int64_t* h, std::size_t f, std::int64_t min_weight) const;
+  static constexpr int kCountShift = 40;
   void subtract_siblings(const std::vector<std::size_t>& next, const std::int64_t* s, const std::int64_t* t,
                          const std::uint8_t* active_features);
   void finish(RegressionTree& tree, const std::vector<std::size_t>& finished);
@@ -62,7 +71,12 @@ class VarianceGrower {
   std::vector<int> free_;                // free buffer indices
   std::vector<std::uint32_t> order_;     // rows grouped by leaf
   std::vector<std::uint32_t> scratch_;   // partition's right-hand rows
+  std::vector<std::int64_t> ordered_s_, ordered_t_;  // s and t (or packed values) of built leaves' rows, in order
+  bool packed_ = false;                      // histograms hold count * 2^40 + S per bin (choose_packing)
+  std::int64_t t0_ = 0;                      // the one nonzero t when packed
+  std::vector<std::int64_t> packed_values_;  // per row: t != 0 ? 2^40 + s : 0
   std::vector<Leaf> leaves_;             // while growing: every node's leaf record; after: the final leaves
+  util::StageClock* clock_ = nullptr;
   const std::int64_t* search_s_ = nullptr;  // the values of the tree being grown
   const std::int64_t* search_t_ = nullptr;
 };
