@@ -1,4 +1,7 @@
-"""Input validation and conversion: everything is checked here, then the core is called once."""
+"""Input validation and conversion of the data (X, y, weights, eval sets) before the core is called once.
+
+Parameters are checked against the one parameter table (rebelboost._params); rules the core also needs
+(weights, cost matrices, parameter bounds) are checked by the core alone (docs/design/parameters.md)."""
 
 from __future__ import annotations
 
@@ -16,8 +19,6 @@ from rebelboost import _core
 __all__ = ["check_fit_data", "check_eval_sets", "check_predict_data", "resolve_n_jobs", "check_binary_classes",
            "validate_parameters"]
 
-# Bounds on what a parameter may ask for (documented in the README).
-MAX_ESTIMATORS = _core.MAX_TREES  # trees: a model this large is already gigabytes (the core's limit)
 MAX_THREADS_PER_CORE = 4    # n_jobs above this many threads per usable core is clamped
 
 
@@ -131,15 +132,7 @@ def check_fit_data(estimator, X, y, sample_weight, class_weight=None, reset=True
             raise ValueError(f"class_weight must give every class a finite weight >= 0, got {class_weights.tolist()}")
         per_row = class_weights[y_encoded]
         sample_weight = per_row if sample_weight is None else sample_weight * per_row
-    if sample_weight is not None:
-        if not np.all(np.isfinite(sample_weight)):
-            raise ValueError("sample_weight contains NaN or infinity; weights must be finite and >= 0")
-        with np.errstate(over="ignore"):
-            total = sample_weight.sum()
-        if not total > 0:
-            raise ValueError("sample_weight sums to zero; at least one weight must be positive")
-        if not np.isfinite(total):
-            raise ValueError("sample_weight sums to more than the largest float64; divide the weights by a constant")
+    # Finite, >= 0, a positive and finite sum: the core's one check of the weights (check_data in booster.cpp).
     return X, y_encoded.astype(np.int32, copy=False), classes, sample_weight, class_weights
 
 
