@@ -10,6 +10,7 @@ import os
 import warnings
 
 import numpy as np
+from sklearn.utils._param_validation import InvalidParameterError
 from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import _check_sample_weight, validate_data
@@ -247,6 +248,7 @@ def check_predict_data(estimator, X, check_inf=True):
             raise ValueError(f"Input X contains infinity or a value too large for dtype('{X.dtype}').")
         return X
     _check_frame_columns(X)
+    _check_column_order(estimator, X)
     X = validate_data(
         estimator,
         X,
@@ -256,6 +258,25 @@ def check_predict_data(estimator, X, check_inf=True):
         reset=False,
     )
     return _as_float_matrix(X)
+
+
+def _check_column_order(estimator, X):
+    """A DataFrame holding exactly the fitted columns in another order: scikit-learn's error (every
+    scikit-learn estimator refuses it, and the estimator checks require it), with the one-line fix. The
+    command line matches a file's columns by name instead (docs/guide/cli.md), which gives the same
+    predictions as that fix."""
+    names = getattr(estimator, "feature_names_in_", None)
+    columns = getattr(X, "columns", None)
+    if names is None or columns is None or not all(isinstance(c, str) for c in columns):
+        return
+    columns, names = list(columns), list(names)
+    if columns != names and len(columns) == len(names) and sorted(columns) == sorted(names):
+        first = next(i for i, (a, b) in enumerate(zip(columns, names)) if a != b)
+        raise ValueError("The feature names should match those that were passed during fit.\n"
+                         "Feature names must be in the same order as they were in fit.\n"
+                         f"Column {first} is {columns[first]!r}, fit saw {names[first]!r} there; select the columns in "
+                         "the fitted order with X[model.feature_names_in_] (the command line's predict and "
+                         "evaluate match a file's columns by name and give those predictions)")
 
 
 def usable_cores():
@@ -277,8 +298,10 @@ def resolve_n_jobs(n_jobs):
         return n_cpus
     n_jobs = int(n_jobs)
     if n_jobs < -n_cpus:  # all cores but k - 1 >= n_cpus: nothing left (joblib's silent 1 hid the typo)
-        raise ValueError(f"n_jobs={n_jobs} asks for every usable core but {-n_jobs - 1}, and this process may use "
-                         f"{n_cpus}; use -1 to -{n_cpus} (all cores but k - 1), a positive count, or None")
+        # InvalidParameterError (a ValueError): a parameter error, exit code 2 on the command line.
+        raise InvalidParameterError(f"n_jobs={n_jobs} asks for every usable core but {-n_jobs - 1}, and this process "
+                                    f"may use {n_cpus}; use -1 to -{n_cpus} (all cores but k - 1), a positive count, "
+                                    "or None")
     if n_jobs < 0:
         return n_cpus + 1 + n_jobs
     limit = MAX_THREADS_PER_CORE * n_cpus
