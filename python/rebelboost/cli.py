@@ -322,10 +322,22 @@ def _add_parameter_options(parser):
             if key in _TRAIN_ESTIMATORS and name in entry.params:
                 defaults.setdefault(repr(default_of(key, name)), []).append(entry.class_name)
         shown = "; ".join(f"{value} ({', '.join(names)})" for value, names in defaults.items())
-        integral = name in ("n_jobs", "random_state") or (param.core in CORE_BOUNDS and CORE_BOUNDS[param.core][4])
-        kind = str if param.choices else int if integral else float
-        parser.add_argument("--" + name.replace("_", "-"), type=kind, default=None, choices=param.choices or None,
-                            help=f"{param.cli}; default: {shown}")
+        parser.add_argument("--" + name.replace("_", "-"), type=_option_type(param, CORE_BOUNDS), default=None,
+                            choices=param.choices or None, help=f"{param.cli}; default: {shown}")
+
+
+def _option_type(param, bounds):
+    """str for named choices, else int or float as the parameter's bound or constraints say."""
+    from numbers import Integral
+
+    from sklearn.utils._param_validation import Interval
+
+    if param.choices:
+        return str
+    if param.core in bounds:
+        return int if bounds[param.core][4] else float
+    integral = any(c == "random_state" or (isinstance(c, Interval) and c.type is Integral) for c in param.constraints)
+    return int if integral else float
 
 
 def _version():
