@@ -90,7 +90,7 @@ void bm_bin_transform(benchmark::State& state) {
 
 }  // namespace
 
-BENCHMARK(bm_train)->ArgName("n_estimators")->Arg(0)->Arg(50)->Unit(benchmark::kMillisecond);
+BENCHMARK(bm_train)->ArgName("n_estimators")->Arg(1)->Arg(50)->Unit(benchmark::kMillisecond);
 BENCHMARK(bm_bin_fit)->Unit(benchmark::kMillisecond);
 BENCHMARK(bm_bin_transform)->Unit(benchmark::kMillisecond);
 

@@ -2,8 +2,8 @@
 Parameters page from config.h):
 
 - parameters.md: every estimator parameter, its default per estimator and its allowed values, read from the
-  estimators themselves (``get_params()`` of a default instance and ``_parameter_constraints``, the
-  constraints fit checks), with the description from the estimator's docstring;
+  one parameter table (rebelboost._params, docs/design/parameters.md), with the description from the
+  estimator's docstring;
 - cli.md: ``rebelboost --help`` and the help of every subcommand, from the parser the CLI runs;
 - benchmarks.md: tables from the JSON results in bench/results/ (each script's own records).
 
@@ -25,12 +25,6 @@ OUT = os.path.join(DOCS, "generated")
 
 def _cell(text) -> str:
     return " ".join(str(text).split()).replace("|", "\\|")
-
-
-def _estimators():
-    from rebelboost import AdaBoostClassifier, REBELClassifier, VEBBoostClassifier
-
-    return [AdaBoostClassifier, VEBBoostClassifier, REBELClassifier]
 
 
 def _descriptions(cls) -> dict[str, str]:
@@ -58,18 +52,21 @@ def _constraint_text(constraints) -> str:
 
 
 def parameters_page() -> str:
-    classes = _estimators()
-    names: list[str] = []
-    for cls in classes:
-        names += [name for name in cls().get_params() if name not in names]
+    import rebelboost
+    from rebelboost._params import ESTIMATORS, PARAMS, constraints_for, default_of
+
+    keys = list(ESTIMATORS)
+    classes = [getattr(rebelboost, ESTIMATORS[key].class_name) for key in keys]
+    names = [name for name in PARAMS if any(name in ESTIMATORS[key].params for key in keys)]
     lines = [
         "# Parameters",
         "",
-        "Generated at build time from the estimators (`docs/_ext/rebelboost_docs.py`): the defaults are",
-        "`get_params()` of a default instance, the allowed values the `_parameter_constraints` that `fit` checks",
-        "(`rebelboost.load` checks a file's parameters the same way), the descriptions the estimators'",
-        "docstrings. \"-\" means the estimator has no such parameter. The command line's options are on the",
-        "[CLI page](cli.md).",
+        "Generated at build time (`docs/_ext/rebelboost_docs.py`) from the one parameter table,",
+        "`rebelboost._params` ([why and how](../design/parameters.md)): the defaults and allowed values are the",
+        "table's (for the parameters the core reads, the core's own `TrainParams` defaults and `kParamBounds`),",
+        "the constraints `fit` checks (`rebelboost.load` checks a file's parameters the same way); the",
+        "descriptions come from the estimators' docstrings. \"-\" means the estimator has no such parameter.",
+        "The command line's options are on the [CLI page](cli.md).",
         "",
         "| parameter | " + " | ".join(f"`{cls.__name__}`" for cls in classes) + " | allowed values |",
         "|---|" + "---|" * len(classes) + "---|",
@@ -78,14 +75,9 @@ def parameters_page() -> str:
     for cls in reversed(classes):
         descriptions.update({k: v for k, v in _descriptions(cls).items() if v})
     for name in names:
-        defaults = []
-        constraints = None
-        for cls in classes:
-            params = cls().get_params()
-            defaults.append(f"`{params[name]!r}`" if name in params else "-")
-            if constraints is None and name in getattr(cls, "_parameter_constraints", {}):
-                constraints = cls._parameter_constraints[name]
-        allowed = _constraint_text(constraints) if constraints is not None else ""
+        having = [key for key in keys if name in ESTIMATORS[key].params]
+        defaults = [f"`{default_of(key, name)!r}`" if key in having else "-" for key in keys]
+        allowed = _constraint_text(constraints_for(having[0])[name])
         lines.append(f"| `{name}` | " + " | ".join(defaults) + f" | {_cell(allowed)} |")
     lines += ["", "## What each parameter does", ""]
     for name in names:

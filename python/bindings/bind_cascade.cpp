@@ -31,14 +31,18 @@ PyModel with(const PyModel& pm, Cascade cascade) {
 
 // (the calibrated copy, the CascadeReport as a dict).
 py::tuple calibrate(const PyModel& pm, const py::array& X, const py::array_t<std::int32_t, py::array::c_style>& y,
-                    const std::string& kind, double value, std::uint32_t every, double confidence, int n_threads) {
+                    const std::string& kind, double value, const py::object& every, double confidence, int n_threads) {
   const std::shared_ptr<const Predictor> predictor = pm.predictor();
   if (y.ndim() != 1 || (X.ndim() == 2 && y.shape(0) != X.shape(0)))
     throw InvalidArgument("y must be 1-D with one class index per row of X");
   CascadeTarget target;
   target.kind = parse_kind(kind);
   target.value = value;
-  target.every = every;
+  if (!every.is_none()) {  // None: the calibration tries 4, 8 and 16 (CascadeTarget::every = 0)
+    const auto spacing = every.cast<std::int64_t>();
+    check_cascade_every(spacing, pm.model().n_learners());
+    target.every = static_cast<std::uint32_t>(spacing);
+  }
   target.confidence = confidence;
   const std::int32_t* labels = y.data();
   CascadeReport rep;
@@ -92,11 +96,12 @@ void bind_cascade(py::module_& m) {
       .def("with_cascade", &with_thresholds, py::arg("every"), py::arg("thresholds"),
            "A copy with these cascade thresholds (validated; an empty array removes the cascade).")
       .def("calibrate_cascade", &calibrate, py::arg("X"), py::arg("y"), py::arg("kind"), py::arg("value"),
-           py::arg("every") = CascadeTarget{}.every, py::arg("confidence") = CascadeTarget{}.confidence,
+           py::arg("every") = py::none(), py::arg("confidence") = CascadeTarget{}.confidence,
            py::arg("n_threads") = 0,
            "(a copy with a soft cascade calibrated on (X, y class indices), its report as a dict) for a target: "
            "kind 'accuracy_loss', 'disagreement' or 'recall' with its value in [0, 1], certified on new rows with "
-           "`confidence`; checkpoints every `every` learners (0: chosen among 4, 8 and 16).");
+           "`confidence`; checkpoints every `every` learners (None: chosen among 4, 8 and 16; an int is checked by "
+           "check_cascade_every).");
 }
 
 }  // namespace rebelboost::bindings

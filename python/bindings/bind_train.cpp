@@ -15,6 +15,8 @@
 #include "interruptible.hpp"
 #include "py_model.hpp"
 #include "data/bin_mapper.hpp"
+#include "loss/cost_matrix.hpp"
+#include "rebelboost/param_bounds.hpp"
 #include "rebelboost/train.hpp"
 #include "util/parallel.hpp"
 
@@ -27,6 +29,10 @@ LearnerKind parse_learner(const std::string& name) {
   if (name == "similarity") return LearnerKind::kSimilarity;
   throw InvalidArgument("unknown weak learner '" + name + "' (expected 'tree' or 'similarity')");
 }
+
+std::string step_rule_name(StepRule rule) { return rule == StepRule::kExact ? "exact" : "sign"; }
+
+std::string scaling_name(int scaling) { return scaling == 0 ? "feature" : "global"; }
 
 StepRule parse_step_rule(const std::string& name) {
   if (name == "exact") return StepRule::kExact;
@@ -54,6 +60,56 @@ py::dict info_to_dict(const IterationInfo& info) {
 
 using Array = py::array_t<double, py::array::c_style | py::array::forcecast>;
 using Labels = py::array_t<std::int32_t, py::array::c_style | py::array::forcecast>;
+
+// A (n_classes, n_classes) array (or None: empty, uniform costs) as TrainParams::cost_matrix's row-major
+// entries; the entries themselves are checked by loss::checked_cost_matrix, the one check of them.
+std::vector<double> cost_entries(const py::object& cost_matrix, std::size_t n_classes) {
+  if (cost_matrix.is_none()) return {};
+  auto c = Array::ensure(cost_matrix);
+  if (!c || c.ndim() != 2) throw InvalidArgument("cost_matrix must be a 2-D array of numbers");
+  if (static_cast<std::size_t>(c.shape(0)) != n_classes || static_cast<std::size_t>(c.shape(1)) != n_classes)
+    throw InvalidArgument("cost_matrix has shape (" + std::to_string(c.shape(0)) + ", " + std::to_string(c.shape(1)) +
+                          "); expected (" + std::to_string(n_classes) + ", " + std::to_string(n_classes) + ") for " +
+                          std::to_string(n_classes) + " classes");
+  return {c.data(), c.data() + c.size()};
+}
+
+// TrainParams' defaults under train()'s keywords: what Python reads instead of repeating them.
+py::dict train_param_defaults() {
+  const TrainParams d;
+  py::dict out;
+  out["n_estimators"] = d.n_estimators;
+  out["max_depth"] = d.max_depth;
+  out["n_bins"] = d.n_bins;
+  out["learning_rate"] = d.learning_rate;
+  out["n_threads"] = d.n_threads;
+  out["smoothing"] = d.smoothing;
+  out["bin_subsample"] = d.bin_subsample;
+  out["bin_seed"] = d.bin_seed;
+  out["quick"] = d.quick;
+  out["criterion"] = d.criterion;
+  out["weight_trim"] = d.weight_trim;
+  out["subsample"] = d.subsample;
+  out["feature_fraction"] = d.feature_fraction;
+  out["seed"] = d.seed;
+  out["veb_lambda"] = d.veb_lambda;
+  out["min_samples_leaf"] = d.min_samples_leaf;
+  out["rebel_loss"] = rebel_g_name(d.rebel_g);
+  out["learner"] = learner_name(d.learner);
+  out["step_rule"] = step_rule_name(d.similarity.step_rule);
+  out["tau_ratio"] = d.similarity.tau_ratio;
+  out["max_candidates"] = d.similarity.max_candidates;
+  out["scaling"] = scaling_name(d.similarity.scaling);
+  out["distance_cache_mb"] = d.similarity.distance_cache_mb;
+  return out;
+}
+
+// kParamBounds as {name: (low, high, low_open, high_open, integral)}.
+py::dict param_bounds() {
+  py::dict out;
+  for (const ParamBound& b : kParamBounds) out[b.name] = py::make_tuple(b.low, b.high, b.low_open, b.high_open, b.integral);
+  return out;
+}
 
 TrainParams make_params(std::size_t n_classes, const std::string& loss, int n_estimators, int max_depth, int n_bins,
                         double learning_rate, int n_threads, double smoothing, std::size_t bin_subsample,
@@ -88,14 +144,7 @@ TrainParams make_params(std::size_t n_classes, const std::string& loss, int n_es
   if (scaling != "feature" && scaling != "global")
     throw InvalidArgument("unknown similarity scaling '" + scaling + "' (expected 'feature' or 'global')");
   p.similarity.scaling = scaling == "global" ? 1 : 0;
-  if (!cost_matrix.is_none()) {
-    auto c = Array::ensure(cost_matrix);
-    if (!c || c.ndim() != 2) throw InvalidArgument("cost_matrix must be a 2-D array of numbers");
-    if (static_cast<std::size_t>(c.shape(0)) != n_classes || static_cast<std::size_t>(c.shape(1)) != n_classes)
-      throw InvalidArgument("cost_matrix has shape (" + std::to_string(c.shape(0)) + ", " + std::to_string(c.shape(1)) +
-                            "); expected (" + std::to_string(n_classes) + ", " + std::to_string(n_classes) + ")");
-    p.cost_matrix.assign(c.data(), c.data() + c.size());
-  }
+  p.cost_matrix = cost_entries(cost_matrix, n_classes);
   return p;
 }
 
@@ -364,14 +413,18 @@ py::list bin_edges_of(const py::array& X, int n_bins, const py::object& sample_w
 }  // namespace
 
 void bind_train(py::module_& m) {
-  m.def("train_regressor", &train_regressor_py, py::arg("X"), py::arg("y"), py::arg("sample_weight"),
-        py::arg("n_estimators"), py::arg("max_depth"), py::arg("n_bins"), py::arg("learning_rate"),
-        py::arg("n_threads"), py::arg("min_samples_leaf") = TrainParams{}.min_samples_leaf,
-        py::arg("subsample") = 1.0, py::arg("feature_fraction") = 1.0, py::arg("seed") = 0,
-        py::arg("bin_subsample") = TrainParams{}.bin_subsample, py::arg("bin_seed") = TrainParams{}.bin_seed,
-        py::arg("callback") = py::none(), py::arg("init_model") = py::none(), py::arg("eval_sets") = py::list(),
-        "Fit a gradient-boosted regressor (squared error, regression trees); returns what train() returns. y: "
-        "float64 targets; eval_sets: [(X, y, sample_weight or None)] with float64 targets.");
+  {
+    const TrainParams d;  // keyword defaults: TrainParams' own (BoostingRegressor passes its own values)
+    m.def("train_regressor", &train_regressor_py, py::arg("X"), py::arg("y"), py::arg("sample_weight"),
+          py::arg("n_estimators") = d.n_estimators, py::arg("max_depth") = d.max_depth, py::arg("n_bins") = d.n_bins,
+          py::arg("learning_rate") = d.learning_rate, py::arg("n_threads") = d.n_threads,
+          py::arg("min_samples_leaf") = d.min_samples_leaf, py::arg("subsample") = d.subsample,
+          py::arg("feature_fraction") = d.feature_fraction, py::arg("seed") = d.seed,
+          py::arg("bin_subsample") = d.bin_subsample, py::arg("bin_seed") = d.bin_seed, py::arg("callback") = py::none(),
+          py::arg("init_model") = py::none(), py::arg("eval_sets") = py::list(),
+          "Fit a gradient-boosted regressor (squared error, regression trees); returns what train() returns. y: "
+          "float64 targets; eval_sets: [(X, y, sample_weight or None)] with float64 targets.");
+  }
   m.def("bin_sample_rows", &bin_sample_rows, py::arg("n_rows"), py::arg("bin_subsample") = TrainParams{}.bin_subsample,
         py::arg("bin_seed") = TrainParams{}.bin_seed,
         "The rows (ascending) whose values a fit of n_rows rows uses to find bin edges (rows with zero weight "
@@ -379,17 +432,31 @@ void bind_train(py::module_& m) {
   m.def("bin_edges", &bin_edges_of, py::arg("X"), py::arg("n_bins"), py::arg("sample_weight") = py::none(),
         py::arg("n_threads") = 0,
         "Per feature, the bin edges a fit finds from exactly the rows of X (its bin sample).");
+  m.attr("PARAM_BOUNDS") = param_bounds();
+  m.def("train_param_defaults", &train_param_defaults,
+        "TrainParams' defaults, keyed by train()'s keywords (docs/design/parameters.md).");
+  m.def(
+      "check_cost_matrix",
+      [](const py::object& cost_matrix, std::size_t n_classes) {
+        loss::checked_cost_matrix(cost_entries(cost_matrix, n_classes), n_classes);
+      },
+      py::arg("cost_matrix"), py::arg("n_classes"),
+      "Raise ValueError unless cost_matrix is a valid (n_classes, n_classes) REBEL cost matrix (train's own check).");
+  // Every default below is TrainParams' own (rebelboost/train.hpp), so the binding repeats none of them.
+  const TrainParams d;
   m.def("train", &train_py, py::arg("X"), py::arg("y"), py::arg("sample_weight"), py::arg("n_classes"),
-        py::arg("loss"), py::arg("n_estimators"), py::arg("max_depth"), py::arg("n_bins"),
-        py::arg("learning_rate"), py::arg("n_threads"), py::arg("smoothing") = -1.0,
-        py::arg("bin_subsample") = TrainParams{}.bin_subsample, py::arg("bin_seed") = TrainParams{}.bin_seed, py::arg("callback") = py::none(), py::arg("veb_lambda") = 0.5,
-        py::arg("cost_matrix") = py::none(), py::arg("quick") = 2, py::arg("criterion") = 0,
-        py::arg("weight_trim") = 1.0, py::arg("subsample") = 1.0, py::arg("feature_fraction") = 1.0,
-        py::arg("seed") = 0, py::arg("init_model") = py::none(), py::arg("eval_sets") = py::list(),
-        py::arg("learner") = "tree", py::arg("step_rule") = "exact", py::arg("tau_ratio") = 0.5,
-        py::arg("max_candidates") = 0, py::arg("scaling") = "feature", py::arg("distance_cache_mb") = 1024.0,
+        py::arg("loss"), py::arg("n_estimators") = d.n_estimators, py::arg("max_depth") = d.max_depth,
+        py::arg("n_bins") = d.n_bins, py::arg("learning_rate") = d.learning_rate, py::arg("n_threads") = d.n_threads,
+        py::arg("smoothing") = d.smoothing, py::arg("bin_subsample") = d.bin_subsample, py::arg("bin_seed") = d.bin_seed,
+        py::arg("callback") = py::none(), py::arg("veb_lambda") = d.veb_lambda, py::arg("cost_matrix") = py::none(),
+        py::arg("quick") = d.quick, py::arg("criterion") = d.criterion, py::arg("weight_trim") = d.weight_trim,
+        py::arg("subsample") = d.subsample, py::arg("feature_fraction") = d.feature_fraction, py::arg("seed") = d.seed,
+        py::arg("init_model") = py::none(), py::arg("eval_sets") = py::list(),
+        py::arg("learner") = std::string(learner_name(d.learner)), py::arg("step_rule") = step_rule_name(d.similarity.step_rule),
+        py::arg("tau_ratio") = d.similarity.tau_ratio, py::arg("max_candidates") = d.similarity.max_candidates,
+        py::arg("scaling") = scaling_name(d.similarity.scaling), py::arg("distance_cache_mb") = d.similarity.distance_cache_mb,
         py::arg("reducer") = py::none(), py::arg("bin_edges") = py::list(), py::arg("global_rows") = py::none(),
-        py::arg("rebel_loss") = "exponential",
+        py::arg("rebel_loss") = std::string(rebel_g_name(d.rebel_g)),
         "Fit a boosted ensemble; returns (Model, history, stop_reason, stop_message, error, stage_seconds). X float32/float64, y int32 class "
         "indices; eval_sets: [(X, y, sample_weight or None)]; init_model: a Model to continue (warm start); "
         "learner: 'tree' or 'similarity' (step_rule, tau_ratio, max_candidates, scaling ('feature' or 'global'), "

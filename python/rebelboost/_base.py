@@ -4,19 +4,17 @@ from __future__ import annotations
 
 import numbers
 import warnings
-from numbers import Integral, Real
 
 import numpy as np
 from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from rebelboost import _core
-from rebelboost._monitor import METRICS, TrainingMonitor
+from rebelboost._monitor import TrainingMonitor
+from rebelboost._params import constraints_for, core_arguments
 from rebelboost._validation import (
-    MAX_ESTIMATORS,
     check_binary_classes,
     check_eval_sets,
     check_fit_data,
@@ -39,55 +37,20 @@ _HISTORY_KEYS = _FLOAT_INFO + ("bin_accumulations", "quick_nodes", "full_nodes",
                                "candidates")
 
 
-# The split criteria of the scalar tree layers and the core's codes for them (TrainParams::criterion).
-CRITERIA = {"loss": 0, "gini": 1, "entropy": 2}
-
 class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
     """Common base: subclasses set ``_loss`` and may override ``_check_classes``."""
 
     _loss = "adaboost"
 
     # ---- parameters ------------------------------------------------------------------------------
-    # The one place where parameters are checked: scikit-learn's machinery applies these constraints in
-    # fit (through _fit_context) and validate_parameters() applies them to a model loaded from a file.
-    _parameter_constraints: dict = {
-        "n_estimators": [Interval(Integral, 1, MAX_ESTIMATORS, closed="both")],
-        "max_depth": [Interval(Integral, 1, 8, closed="both")],
-        "n_bins": [Interval(Integral, 3, 256, closed="both")],
-        "learning_rate": [Interval(Real, 0.0, None, closed="neither")],
-        "n_jobs": [Interval(Integral, None, -1, closed="right"), Interval(Integral, 1, None, closed="left"), None],
-        "random_state": ["random_state"],
-        "verbose": ["verbose"],
-        "quick": ["boolean", StrOptions({"auto"})],
-        "weight_trim": [Interval(Real, 0.0, 1.0, closed="right")],
-        "subsample": [Interval(Real, 0.0, 1.0, closed="right")],
-        "feature_fraction": [Interval(Real, 0.0, 1.0, closed="right")],
-        "criterion": [StrOptions(set(CRITERIA))],
-        "early_stopping": ["boolean"],
-        "validation_fraction": [Interval(Real, 0.0, 1.0, closed="neither")],
-        "n_iter_no_change": [Interval(Integral, 1, MAX_ESTIMATORS, closed="both")],
-        "tol": [Interval(Real, 0.0, None, closed="left")],
-        "scoring": [StrOptions(set(METRICS))],
-        "warm_start": ["boolean"],
-        "callbacks": [list, None],
-        "class_weight": [dict, StrOptions({"balanced"}), None],
-    }
+    # From the one parameter table (rebelboost._params, docs/design/parameters.md): scikit-learn's machinery
+    # applies these constraints in fit (through _fit_context), and validate_parameters() applies them to a
+    # model loaded from a file. Each subclass sets its own from its entry in ESTIMATORS.
+    _parameter_constraints: dict = constraints_for("adaboost")
 
     def _core_params(self):
-        """The validated parameters converted to the core's arguments."""
-        quick = self.quick
-        return dict(
-            weight_trim=float(self.weight_trim),
-            subsample=float(self.subsample),
-            feature_fraction=float(self.feature_fraction),
-            criterion=CRITERIA[getattr(self, "criterion", "loss")],
-            quick=2 if isinstance(quick, str) else int(bool(quick)),
-            n_estimators=int(self.n_estimators),
-            max_depth=int(self.max_depth),
-            n_bins=int(self.n_bins),
-            learning_rate=float(self.learning_rate),
-            n_threads=resolve_n_jobs(self.n_jobs),
-        )
+        """The validated parameters converted to the core's arguments (the table's ``core`` keywords)."""
+        return {**core_arguments(self._loss, self), "n_threads": resolve_n_jobs(self.n_jobs)}
 
     def _seeds(self, warm):
         """(bin_seed, seed): bin-edge rows (-1: evenly spaced) and the seed of subsample, feature_fraction and
@@ -346,10 +309,9 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
         kind, value = given[0]
         if not isinstance(value, numbers.Real) or isinstance(value, bool) or not 0.0 <= value <= 1.0:
             raise ValueError(f"the cascade target must be a number in [0, 1], got {value!r}")
-        if every is not None and (not isinstance(every, numbers.Integral) or isinstance(every, bool)
-                                  or not 1 <= every < max(2, model.n_learners)):
-            raise ValueError(f"every must be None or an int in [1, {max(1, model.n_learners - 1)}] (learners between "
-                             f"checkpoints), got {every!r}")
+        if every is not None and (not isinstance(every, numbers.Integral) or isinstance(every, bool)):
+            # Its range is the core's one check (check_cascade_every, docs/design/parameters.md).
+            raise ValueError(f"every must be None or an int (learners between checkpoints), got {every!r}")
         if not isinstance(confidence, numbers.Real) or isinstance(confidence, bool) or not 0.0 < confidence < 1.0:
             raise ValueError(f"confidence must be a number in (0, 1), got {confidence!r}")
         X = check_predict_data(self, X)
@@ -364,7 +326,8 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
         known[known] = self.classes_[index[known]] == y[known]
         if not known.all():
             raise ValueError(f"y holds labels the model was not trained on, e.g. {y[~known][0]!r}")
-        self._model, report = model.calibrate_cascade(X, index.astype(np.int32), kind, float(value), int(every or 0),
+        self._model, report = model.calibrate_cascade(X, index.astype(np.int32), kind, float(value),
+                                                      None if every is None else int(every),
                                                       float(confidence), self._threads())
         self.cascade_report_ = report
         return self

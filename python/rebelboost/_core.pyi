@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy
 import numpy.typing
 import typing
-__all__: list[str] = ['MAX_ABS_SCORE', 'MAX_CLASSES', 'MAX_FEATURES', 'MAX_METADATA_BYTES', 'MAX_TREES', 'MAX_TREE_NODES', 'Model', 'ModelFileError', 'bin_edges', 'bin_sample_rows', 'similarity_binarize', 'similarity_isolated_point', 'similarity_select', 'train', 'train_regressor']
+__all__: list[str] = ['MAX_ABS_SCORE', 'MAX_CLASSES', 'MAX_FEATURES', 'MAX_METADATA_BYTES', 'MAX_TREES', 'MAX_TREE_NODES', 'Model', 'ModelFileError', 'PARAM_BOUNDS', 'bin_edges', 'bin_sample_rows', 'check_cost_matrix', 'similarity_binarize', 'similarity_isolated_point', 'similarity_select', 'train', 'train_param_defaults', 'train_regressor']
 class ModelFileError(ValueError):
     pass
 class Model:
@@ -21,9 +21,9 @@ class Model:
     @staticmethod
     def load(arg0: str) -> Model:
         ...
-    def calibrate_cascade(self, X: numpy.ndarray, y: typing.Annotated[numpy.typing.ArrayLike, numpy.int32], kind: str, value: typing.SupportsFloat | typing.SupportsIndex, every: typing.SupportsInt | typing.SupportsIndex = 0, confidence: typing.SupportsFloat | typing.SupportsIndex = 0.95, n_threads: typing.SupportsInt | typing.SupportsIndex = 0) -> tuple:
+    def calibrate_cascade(self, X: numpy.ndarray, y: typing.Annotated[numpy.typing.ArrayLike, numpy.int32], kind: str, value: typing.SupportsFloat | typing.SupportsIndex, every: typing.Any = None, confidence: typing.SupportsFloat | typing.SupportsIndex = 0.95, n_threads: typing.SupportsInt | typing.SupportsIndex = 0) -> tuple:
         """
-        (a copy with a soft cascade calibrated on (X, y class indices), its report as a dict) for a target: kind 'accuracy_loss', 'disagreement' or 'recall' with its value in [0, 1], certified on new rows with `confidence`; checkpoints every `every` learners (0: chosen among 4, 8 and 16).
+        (a copy with a soft cascade calibrated on (X, y class indices), its report as a dict) for a target: kind 'accuracy_loss', 'disagreement' or 'recall' with its value in [0, 1], certified on new rows with `confidence`; checkpoints every `every` learners (None: chosen among 4, 8 and 16; an int is checked by check_cascade_every).
         """
     def contributions(self, X: numpy.ndarray, n_threads: typing.SupportsInt | typing.SupportsIndex = 0, n_trees: typing.SupportsInt | typing.SupportsIndex = -1, check_inf: bool = False) -> numpy.typing.NDArray[numpy.float64]:
         """
@@ -122,6 +122,10 @@ def bin_sample_rows(n_rows: typing.SupportsInt | typing.SupportsIndex, bin_subsa
     """
     The rows (ascending) whose values a fit of n_rows rows uses to find bin edges (rows with zero weight are then dropped).
     """
+def check_cost_matrix(cost_matrix: typing.Any, n_classes: typing.SupportsInt | typing.SupportsIndex) -> None:
+    """
+    Raise ValueError unless cost_matrix is a valid (n_classes, n_classes) REBEL cost matrix (train's own check).
+    """
 def similarity_binarize(signed_weights: typing.Annotated[numpy.typing.ArrayLike, numpy.float64]) -> tuple:
     """
     (side int8 (n,), top eigenvalue of U^T U) for signed weights s_nk (n, K) (thesis §5.3; for tests).
@@ -134,11 +138,15 @@ def similarity_select(points: typing.Annotated[numpy.typing.ArrayLike, numpy.flo
     """
     Steps 0-6 of §5.4 (exact rule): the chosen learner's kind (0 constant, 1 one-point, 2 two-point), anchors i, j, tau, score, outputs on the points, and the two-point candidates visited (for tests).
     """
-def train(X: numpy.ndarray, y: typing.Annotated[numpy.typing.ArrayLike, numpy.int32], sample_weight: typing.Any, n_classes: typing.SupportsInt | typing.SupportsIndex, loss: str, n_estimators: typing.SupportsInt | typing.SupportsIndex, max_depth: typing.SupportsInt | typing.SupportsIndex, n_bins: typing.SupportsInt | typing.SupportsIndex, learning_rate: typing.SupportsFloat | typing.SupportsIndex, n_threads: typing.SupportsInt | typing.SupportsIndex, smoothing: typing.SupportsFloat | typing.SupportsIndex = -1.0, bin_subsample: typing.SupportsInt | typing.SupportsIndex = 200000, bin_seed: typing.SupportsInt | typing.SupportsIndex = -1, callback: typing.Any = None, veb_lambda: typing.SupportsFloat | typing.SupportsIndex = 0.5, cost_matrix: typing.Any = None, quick: typing.SupportsInt | typing.SupportsIndex = 2, criterion: typing.SupportsInt | typing.SupportsIndex = 0, weight_trim: typing.SupportsFloat | typing.SupportsIndex = 1.0, subsample: typing.SupportsFloat | typing.SupportsIndex = 1.0, feature_fraction: typing.SupportsFloat | typing.SupportsIndex = 1.0, seed: typing.SupportsInt | typing.SupportsIndex = 0, init_model: typing.Any = None, eval_sets: list = [], learner: str = 'tree', step_rule: str = 'exact', tau_ratio: typing.SupportsFloat | typing.SupportsIndex = 0.5, max_candidates: typing.SupportsInt | typing.SupportsIndex = 0, scaling: str = 'feature', distance_cache_mb: typing.SupportsFloat | typing.SupportsIndex = 1024.0, reducer: typing.Any = None, bin_edges: typing.Any = [], global_rows: typing.Any = None, rebel_loss: str = 'exponential') -> tuple:
+def train(X: numpy.ndarray, y: typing.Annotated[numpy.typing.ArrayLike, numpy.int32], sample_weight: typing.Any, n_classes: typing.SupportsInt | typing.SupportsIndex, loss: str, n_estimators: typing.SupportsInt | typing.SupportsIndex = 200, max_depth: typing.SupportsInt | typing.SupportsIndex = 1, n_bins: typing.SupportsInt | typing.SupportsIndex = 256, learning_rate: typing.SupportsFloat | typing.SupportsIndex = 1.0, n_threads: typing.SupportsInt | typing.SupportsIndex = 0, smoothing: typing.SupportsFloat | typing.SupportsIndex = -1.0, bin_subsample: typing.SupportsInt | typing.SupportsIndex = 200000, bin_seed: typing.SupportsInt | typing.SupportsIndex = -1, callback: typing.Any = None, veb_lambda: typing.SupportsFloat | typing.SupportsIndex = 0.5, cost_matrix: typing.Any = None, quick: typing.SupportsInt | typing.SupportsIndex = 2, criterion: typing.SupportsInt | typing.SupportsIndex = 0, weight_trim: typing.SupportsFloat | typing.SupportsIndex = 1.0, subsample: typing.SupportsFloat | typing.SupportsIndex = 1.0, feature_fraction: typing.SupportsFloat | typing.SupportsIndex = 1.0, seed: typing.SupportsInt | typing.SupportsIndex = 0, init_model: typing.Any = None, eval_sets: list = [], learner: str = 'tree', step_rule: str = 'exact', tau_ratio: typing.SupportsFloat | typing.SupportsIndex = 0.5, max_candidates: typing.SupportsInt | typing.SupportsIndex = 0, scaling: str = 'feature', distance_cache_mb: typing.SupportsFloat | typing.SupportsIndex = 1024.0, reducer: typing.Any = None, bin_edges: typing.Any = [], global_rows: typing.Any = None, rebel_loss: str = 'exponential') -> tuple:
     """
     Fit a boosted ensemble; returns (Model, history, stop_reason, stop_message, error, stage_seconds). X float32/float64, y int32 class indices; eval_sets: [(X, y, sample_weight or None)]; init_model: a Model to continue (warm start); learner: 'tree' or 'similarity' (step_rule, tau_ratio, max_candidates, scaling ('feature' or 'global'), distance_cache_mb: TrainParams::similarity); rebel_loss: REBEL's surrogate g ('exponential', 'logistic' or 'squared'; TrainParams::rebel_g). error: the Python exception (KeyboardInterrupt, or raised by the callback) that stopped training, for the caller to raise after keeping the finished iterations, else None. stage_seconds: {'wall' | 'thread_cpu' | 'process_cpu': {stage: seconds}} of the whole fit (TrainResult::stage_seconds). reducer, bin_edges, global_rows: one participant of a distributed fit (rebelboost.dask): reducer(values, op) returns the element-wise 'sum' or 'max' of an int64 array over all participants, bin_edges the global edges per feature, global_rows the global index of each row of X.
     """
-def train_regressor(X: numpy.ndarray, y: typing.Any, sample_weight: typing.Any, n_estimators: typing.SupportsInt | typing.SupportsIndex, max_depth: typing.SupportsInt | typing.SupportsIndex, n_bins: typing.SupportsInt | typing.SupportsIndex, learning_rate: typing.SupportsFloat | typing.SupportsIndex, n_threads: typing.SupportsInt | typing.SupportsIndex, min_samples_leaf: typing.SupportsInt | typing.SupportsIndex = 20, subsample: typing.SupportsFloat | typing.SupportsIndex = 1.0, feature_fraction: typing.SupportsFloat | typing.SupportsIndex = 1.0, seed: typing.SupportsInt | typing.SupportsIndex = 0, bin_subsample: typing.SupportsInt | typing.SupportsIndex = 200000, bin_seed: typing.SupportsInt | typing.SupportsIndex = -1, callback: typing.Any = None, init_model: typing.Any = None, eval_sets: list = []) -> tuple:
+def train_param_defaults() -> dict:
+    """
+    TrainParams' defaults, keyed by train()'s keywords (docs/design/parameters.md).
+    """
+def train_regressor(X: numpy.ndarray, y: typing.Any, sample_weight: typing.Any, n_estimators: typing.SupportsInt | typing.SupportsIndex = 200, max_depth: typing.SupportsInt | typing.SupportsIndex = 1, n_bins: typing.SupportsInt | typing.SupportsIndex = 256, learning_rate: typing.SupportsFloat | typing.SupportsIndex = 1.0, n_threads: typing.SupportsInt | typing.SupportsIndex = 0, min_samples_leaf: typing.SupportsInt | typing.SupportsIndex = 20, subsample: typing.SupportsFloat | typing.SupportsIndex = 1.0, feature_fraction: typing.SupportsFloat | typing.SupportsIndex = 1.0, seed: typing.SupportsInt | typing.SupportsIndex = 0, bin_subsample: typing.SupportsInt | typing.SupportsIndex = 200000, bin_seed: typing.SupportsInt | typing.SupportsIndex = -1, callback: typing.Any = None, init_model: typing.Any = None, eval_sets: list = []) -> tuple:
     """
     Fit a gradient-boosted regressor (squared error, regression trees); returns what train() returns. y: float64 targets; eval_sets: [(X, y, sample_weight or None)] with float64 targets.
     """
@@ -148,4 +156,5 @@ MAX_FEATURES: int = 16777216
 MAX_METADATA_BYTES: int = 33554432
 MAX_TREES: int = 1000000
 MAX_TREE_NODES: int = 511
+PARAM_BOUNDS: dict
 __version__: str = '0.1.0'

@@ -1,4 +1,7 @@
-"""Input validation and conversion: everything is checked here, then the core is called once."""
+"""Input validation and conversion of the data (X, y, weights, eval sets) before the core is called once.
+
+Parameters are checked against the one parameter table (rebelboost._params); rules the core also needs
+(weights, cost matrices, parameter bounds) are checked by the core alone (docs/design/parameters.md)."""
 
 from __future__ import annotations
 
@@ -7,6 +10,7 @@ import os
 import warnings
 
 import numpy as np
+from sklearn.utils._param_validation import InvalidParameterError
 from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import _check_sample_weight, validate_data
@@ -16,8 +20,6 @@ from rebelboost import _core
 __all__ = ["check_fit_data", "check_eval_sets", "check_predict_data", "resolve_n_jobs", "check_binary_classes",
            "validate_parameters"]
 
-# Bounds on what a parameter may ask for (documented in the README).
-MAX_ESTIMATORS = _core.MAX_TREES  # trees: a model this large is already gigabytes (the core's limit)
 MAX_THREADS_PER_CORE = 4    # n_jobs above this many threads per usable core is clamped
 
 
@@ -131,15 +133,7 @@ def check_fit_data(estimator, X, y, sample_weight, class_weight=None, reset=True
             raise ValueError(f"class_weight must give every class a finite weight >= 0, got {class_weights.tolist()}")
         per_row = class_weights[y_encoded]
         sample_weight = per_row if sample_weight is None else sample_weight * per_row
-    if sample_weight is not None:
-        if not np.all(np.isfinite(sample_weight)):
-            raise ValueError("sample_weight contains NaN or infinity; weights must be finite and >= 0")
-        with np.errstate(over="ignore"):
-            total = sample_weight.sum()
-        if not total > 0:
-            raise ValueError("sample_weight sums to zero; at least one weight must be positive")
-        if not np.isfinite(total):
-            raise ValueError("sample_weight sums to more than the largest float64; divide the weights by a constant")
+    # Finite, >= 0, a positive and finite sum: the core's one check of the weights (check_data in booster.cpp).
     return X, y_encoded.astype(np.int32, copy=False), classes, sample_weight, class_weights
 
 
@@ -261,6 +255,7 @@ def check_predict_data(estimator, X, check_inf=True):
             raise ValueError(f"Input X contains infinity or a value too large for dtype('{X.dtype}').")
         return X
     _check_frame_columns(X)
+    _check_column_order(estimator, X)
     X = validate_data(
         estimator,
         X,
@@ -270,6 +265,25 @@ def check_predict_data(estimator, X, check_inf=True):
         reset=False,
     )
     return _as_float_matrix(X)
+
+
+def _check_column_order(estimator, X):
+    """A DataFrame holding exactly the fitted columns in another order: scikit-learn's error (every
+    scikit-learn estimator refuses it, and the estimator checks require it), with the one-line fix. The
+    command line matches a file's columns by name instead (docs/guide/cli.md), which gives the same
+    predictions as that fix."""
+    names = getattr(estimator, "feature_names_in_", None)
+    columns = getattr(X, "columns", None)
+    if names is None or columns is None or not all(isinstance(c, str) for c in columns):
+        return
+    columns, names = list(columns), list(names)
+    if columns != names and len(columns) == len(names) and sorted(columns) == sorted(names):
+        first = next(i for i, (a, b) in enumerate(zip(columns, names)) if a != b)
+        raise ValueError("The feature names should match those that were passed during fit.\n"
+                         "Feature names must be in the same order as they were in fit.\n"
+                         f"Column {first} is {columns[first]!r}, fit saw {names[first]!r} there; select the columns in "
+                         "the fitted order with X[model.feature_names_in_] (the command line's predict and "
+                         "evaluate match a file's columns by name and give those predictions)")
 
 
 def usable_cores():
@@ -291,8 +305,10 @@ def resolve_n_jobs(n_jobs):
         return n_cpus
     n_jobs = int(n_jobs)
     if n_jobs < -n_cpus:  # all cores but k - 1 >= n_cpus: nothing left (joblib's silent 1 hid the typo)
-        raise ValueError(f"n_jobs={n_jobs} asks for every usable core but {-n_jobs - 1}, and this process may use "
-                         f"{n_cpus}; use -1 to -{n_cpus} (all cores but k - 1), a positive count, or None")
+        # InvalidParameterError (a ValueError): a parameter error, exit code 2 on the command line.
+        raise InvalidParameterError(f"n_jobs={n_jobs} asks for every usable core but {-n_jobs - 1}, and this process "
+                                    f"may use {n_cpus}; use -1 to -{n_cpus} (all cores but k - 1), a positive count, "
+                                    "or None")
     if n_jobs < 0:
         return n_cpus + 1 + n_jobs
     limit = MAX_THREADS_PER_CORE * n_cpus

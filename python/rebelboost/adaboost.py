@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rebelboost._base import BinaryBoostingClassifier
+from rebelboost._params import constraints_for
 
 __all__ = ["AdaBoostClassifier"]
 
@@ -118,6 +119,7 @@ class AdaBoostClassifier(BinaryBoostingClassifier):
     """
 
     _loss = "adaboost"
+    _parameter_constraints: dict = constraints_for(_loss)
 
     def __init__(
         self,

@@ -40,25 +40,26 @@ def _demo(args):
 
     from rebelboost import AdaBoostClassifier, REBELClassifier
 
+    given = {k: v for k, v in (("n_estimators", args.n_estimators), ("max_depth", args.max_depth)) if v is not None}
     if args.dataset == "breast_cancer":  # binary: AdaBoost
         X, y = load_breast_cancer(return_X_y=True)
-        clf, name = AdaBoostClassifier(n_estimators=args.n_estimators, max_depth=args.max_depth), "AdaBoost"
+        clf, name = AdaBoostClassifier(**given), "AdaBoost"
     else:  # digits, 10 classes: REBEL
         X, y = load_digits(return_X_y=True)
-        clf, name = REBELClassifier(n_estimators=args.n_estimators, max_depth=args.max_depth), "REBEL"
+        clf, name = REBELClassifier(**given), "REBEL"
     X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.25, random_state=0, stratify=y)
     start = time.perf_counter()
     clf.fit(X_train, y_train)
     elapsed = time.perf_counter() - start
     print(f"dataset: {args.dataset} ({X_train.shape[0]} train / {X_test.shape[0]} test rows, {X.shape[1]} features, "
           f"{len(clf.classes_)} classes)")
-    print(f"rebelboost {name}, {clf.n_estimators_} trees of depth {args.max_depth}: fit {elapsed * 1e3:.1f} ms, "
+    print(f"rebelboost {name}, {clf.n_estimators_} trees of depth {clf.max_depth}: fit {elapsed * 1e3:.1f} ms, "
           f"test accuracy {clf.score(X_test, y_test):.4f}")
     if args.compare:
         from sklearn.ensemble import AdaBoostClassifier as SkAdaBoost
         from sklearn.tree import DecisionTreeClassifier
 
-        sk = SkAdaBoost(DecisionTreeClassifier(max_depth=args.max_depth), n_estimators=args.n_estimators)
+        sk = SkAdaBoost(DecisionTreeClassifier(max_depth=clf.max_depth), n_estimators=clf.n_estimators)
         start = time.perf_counter()
         sk.fit(X_train, y_train)
         sk_elapsed = time.perf_counter() - start
@@ -89,42 +90,59 @@ def _table(args, expected=None):
     return feature_frame(features, args.data, expected), labels
 
 
+# The estimator `rebelboost train --loss` picks, keyed as in rebelboost._params.ESTIMATORS.
+_TRAIN_ESTIMATORS = {"adaboost": "AdaBoostClassifier", "veb": "VEBBoostClassifier", "rebel": "REBELClassifier",
+                     "squared_error": "BoostingRegressor"}
+
+
+def _train_estimator(args, y):
+    """The estimator for ``args``: its key in ESTIMATORS and the parameters given on the command line (an
+    option the estimator does not have is an error; options not given keep the estimator's defaults)."""
+    from rebelboost._params import ESTIMATORS
+
+    loss = args.loss
+    if loss == "auto":  # an option only REBEL has (--weak-learner, --similarity-*) asks for REBEL like --cost-matrix
+        only_rebel = set(ESTIMATORS["rebel"].params) - set(ESTIMATORS["adaboost"].params)
+        asked = any(getattr(args, name) is not None for name in _train_options() if name in only_rebel)
+        loss = "rebel" if len(np.unique(y)) > 2 or args.cost_matrix or asked else "adaboost"
+    params = {"loss": loss} if loss in ("logistic", "squared") else {}  # REBEL's surrogate g
+    key = "rebel" if loss in ("logistic", "squared") else loss
+    if args.cost_matrix and key != "rebel":
+        raise ValueError("--cost-matrix needs --loss rebel (or auto)")
+    for name in _train_options():
+        value = getattr(args, name)
+        if value is None:
+            continue
+        if name not in ESTIMATORS[key].params:
+            flag = "--" + name.replace("_", "-")
+            raise InvalidParameterError(f"{flag} does not apply to {ESTIMATORS[key].class_name} (--loss {loss})")
+        params[name] = value
+    if key == "rebel" and args.cost_matrix:
+        params["cost_matrix"] = _read_cost_matrix(args.cost_matrix)
+    return key, params
+
+
 def _train(args):
-    from rebelboost import AdaBoostClassifier, BoostingRegressor, REBELClassifier, VEBBoostClassifier
+    import rebelboost
 
     check_path(args.model, "model file", reading=False)  # fail before training, not after
     folder = os.path.dirname(os.path.abspath(args.model))
     if not os.path.isdir(folder):
         raise FileNotFoundError(f"cannot write {args.model!r}: folder {folder!r} does not exist")
     X, y = _table(args)
-    loss = args.loss
-    # Unset options take the estimator's own defaults (the CLI holds none of its own).
-    common = {key: value for key, value in dict(n_estimators=args.n_estimators, max_depth=args.max_depth,
-                                                learning_rate=args.learning_rate, n_jobs=args.n_jobs).items()
-              if value is not None}
-    if loss == "squared_error":
-        if args.cost_matrix or args.weak_learner != "tree":
-            raise ValueError("--cost-matrix and --weak-learner are for classifiers, not --loss squared_error")
-        return _fit_and_save(BoostingRegressor(**common), X, _numeric_target(y, args.data), args.model)
-    if loss == "auto":
-        loss = "rebel" if len(np.unique(y)) > 2 or args.cost_matrix or args.weak_learner != "tree" else "adaboost"
-    surrogate = {"logistic": "logistic", "squared": "squared"}.get(loss, "exponential")  # REBEL's g
-    if loss in ("logistic", "squared"):
-        loss = "rebel"
-    if args.cost_matrix and loss != "rebel":
-        raise ValueError("--cost-matrix needs --loss rebel (or auto)")
-    if args.weak_learner != "tree" and loss != "rebel":
-        raise ValueError("--weak-learner similarity needs --loss rebel (or auto)")
-    if loss == "rebel":
-        cost = _read_cost_matrix(args.cost_matrix) if args.cost_matrix else None
-        clf = REBELClassifier(cost_matrix=cost, weak_learner=args.weak_learner,
-                              similarity_scaling=args.similarity_scaling,
-                              similarity_cache_mb=args.similarity_cache_mb, loss=surrogate, **common)
-    elif loss == "veb":
-        clf = VEBBoostClassifier(lam=args.lam, **common)
-    else:
-        clf = AdaBoostClassifier(**common)
-    return _fit_and_save(clf, X, y, args.model)
+    key, params = _train_estimator(args, y)
+    clf = getattr(rebelboost, _TRAIN_ESTIMATORS[key])(**params)
+    if key == "squared_error":
+        y = _numeric_target(y, args.data)
+    start = time.perf_counter()
+    clf.fit(X, y)
+    learners = "trees" if getattr(clf, "weak_learner", "tree") == "tree" else "similarities"
+    score = "R^2" if _is_regressor(clf) else "accuracy"
+    print(f"trained {type(clf).__name__} with {clf.n_estimators_} {learners} in {time.perf_counter() - start:.3f} s; "
+          f"training {score} {clf.score(X, y):.4f}")
+    clf.save(args.model)
+    print(f"model written to {args.model}")
+    return EXIT_OK
 
 
 def _numeric_target(y, path):
@@ -138,18 +156,6 @@ def _numeric_target(y, path):
         raise ValueError(f"{path}: the target column holds {np.asarray(y, dtype=object)[row]!r} at data row {row}, "
                          "not a finite number (--loss squared_error needs numeric targets)")
     return values
-
-
-def _fit_and_save(clf, X, y, path):
-    start = time.perf_counter()
-    clf.fit(X, y)
-    learners = "trees" if getattr(clf, "weak_learner", "tree") == "tree" else "similarities"
-    score = "R^2" if _is_regressor(clf) else "accuracy"
-    print(f"trained {type(clf).__name__} with {clf.n_estimators_} {learners} in {time.perf_counter() - start:.3f} s; "
-          f"training {score} {clf.score(X, y):.4f}")
-    clf.save(path)
-    print(f"model written to {path}")
-    return EXIT_OK
 
 
 def _loaded(args):
@@ -286,33 +292,23 @@ def build_parser():
     demo = sub.add_parser("demo", help="train on a bundled scikit-learn dataset and print accuracy and time "
                                        "(breast_cancer: AdaBoost; digits, 10 classes: REBEL)")
     demo.add_argument("--dataset", choices=["breast_cancer", "digits"], default="breast_cancer")
-    demo.add_argument("--n-estimators", type=int, default=200)
-    demo.add_argument("--max-depth", type=int, default=1)
+    demo.add_argument("--n-estimators", type=int, default=None, help="default: the estimator's")
+    demo.add_argument("--max-depth", type=int, default=None, help="default: the estimator's")
     demo.add_argument("--compare", action="store_true", help="also fit scikit-learn's AdaBoostClassifier")
     demo.set_defaults(run=_demo)
 
     train = sub.add_parser("train", help="fit a boosted model on a data file and save it")
     _data_arguments(train, "label column: its name, or its index (negative counts from the end)", True)
     train.add_argument("--model", required=True, help="output model file")
-    train.add_argument("--n-estimators", type=int, default=None, help="default: the estimator's")
-    train.add_argument("--max-depth", type=int, default=None, help="default: the estimator's")
-    train.add_argument("--learning-rate", type=float, default=None, help="default: the estimator's")
-    train.add_argument("--n-jobs", type=int, default=None)
     train.add_argument("--loss", choices=["auto", "adaboost", "veb", "rebel", "logistic", "squared", "squared_error"],
                        default="auto",
-                       help="auto: AdaBoost for 2 classes, REBEL for more or with --cost-matrix; rebel: REBEL with the "
-                            "exponential loss; logistic, squared: REBEL with that loss (any number of classes); "
-                            "squared_error: BoostingRegressor (real targets)")
+                       help="auto: AdaBoost for 2 classes, REBEL for more or with --cost-matrix or an option only "
+                            "REBEL has (--weak-learner, --similarity-...); rebel: REBEL with the exponential loss; "
+                            "logistic, squared: REBEL with that loss (any number of classes); squared_error: "
+                            "BoostingRegressor (real targets)")
     train.add_argument("--cost-matrix", default=None,
                        help="REBEL: CSV of K x K costs (row = true class, column = predicted, labels sorted)")
-    train.add_argument("--lam", type=float, default=0.5, help="VEB-Boost's variance weight")
-    train.add_argument("--weak-learner", choices=["tree", "similarity"], default="tree",
-                       help="REBEL's weak learners: trees, or Localized Similarities (no missing values allowed)")
-    train.add_argument("--similarity-scaling", choices=["feature", "global"], default="feature",
-                       help="similarities: scale each feature by its deviation, or all by one scale")
-    train.add_argument("--similarity-cache-mb", type=float, default=1024.0,
-                       help="similarities: MiB kept for distance columns between training points (0: none); "
-                            "speed only, never the model")
+    _add_parameter_options(train)
     train.set_defaults(run=_train)
 
     predict = sub.add_parser("predict", help="predict labels for the rows of a data file (columns matched by name)")
@@ -338,6 +334,43 @@ def build_parser():
     cmake = sub.add_parser("cmake-dir", help="print the folder to pass as -Drebelboost_DIR")
     cmake.set_defaults(run=_cmake_dir)
     return parser
+
+
+def _train_options():
+    """The estimator parameters `rebelboost train` has an option for (rebelboost._params, ``cli``)."""
+    from rebelboost._params import PARAMS
+
+    return [name for name, param in PARAMS.items() if param.cli]
+
+
+def _add_parameter_options(parser):
+    """One option per parameter of the table with a ``cli`` help: its type and choices from the table, its
+    default left to the estimator (None here), and the estimators' defaults written in the help."""
+    from rebelboost._params import CORE_BOUNDS, ESTIMATORS, PARAMS, default_of
+
+    for name in _train_options():
+        param = PARAMS[name]
+        defaults = {}
+        for key, entry in ESTIMATORS.items():
+            if key in _TRAIN_ESTIMATORS and name in entry.params:
+                defaults.setdefault(repr(default_of(key, name)), []).append(entry.class_name)
+        shown = "; ".join(f"{value} ({', '.join(names)})" for value, names in defaults.items())
+        parser.add_argument("--" + name.replace("_", "-"), type=_option_type(param, CORE_BOUNDS), default=None,
+                            choices=param.choices or None, help=f"{param.cli}; default: {shown}")
+
+
+def _option_type(param, bounds):
+    """str for named choices, else int or float as the parameter's bound or constraints say."""
+    from numbers import Integral
+
+    from sklearn.utils._param_validation import Interval
+
+    if param.choices:
+        return str
+    if param.core in bounds:
+        return int if bounds[param.core][4] else float
+    integral = any(c == "random_state" or (isinstance(c, Interval) and c.type is Integral) for c in param.constraints)
+    return int if integral else float
 
 
 def _version():

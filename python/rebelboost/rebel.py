@@ -7,11 +7,11 @@ import numbers
 import numpy as np
 from scipy.special import expit, softmax
 
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from rebelboost import _similarity
+from rebelboost import _core, _similarity
 from rebelboost._base import BaseBoostingClassifier
+from rebelboost._params import constraints_for
 from rebelboost._validation import check_predict_data
 
 __all__ = ["REBELClassifier"]
@@ -19,7 +19,6 @@ __all__ = ["REBELClassifier"]
 # Similarities binarize the classes through a K x K eigenproblem every iteration: time grows faster than
 # K^3 (2 learners on 2 048 rows: 0.37 s at 512 classes, 1.7 s at 1 024; 4 096 classes took over 60 s).
 MAX_SIMILARITY_CLASSES = 1024
-MAX_SIMILARITY_CACHE_MB = 2**20  # 1 TiB: a larger similarity_cache_mb (1e308, say) is a parameter error
 
 
 class REBELClassifier(BaseBoostingClassifier):
@@ -107,14 +106,7 @@ class REBELClassifier(BaseBoostingClassifier):
     """
 
     _loss = "rebel"
-    _parameter_constraints: dict = {
-        **{k: v for k, v in BaseBoostingClassifier._parameter_constraints.items() if k != "criterion"},
-        "cost_matrix": ["array-like", dict, None],
-        "weak_learner": [StrOptions({"tree", "similarity"})],
-        "similarity_scaling": [StrOptions({"feature", "global"})],
-        "similarity_cache_mb": [Interval(numbers.Real, 0.0, MAX_SIMILARITY_CACHE_MB, closed="both")],
-        "loss": [StrOptions({"exponential", "logistic", "squared"})],
-    }
+    _parameter_constraints: dict = constraints_for(_loss)
     # Research switches of the similarity family (not parameters: "exact" is the one with the guarantee;
     # bench/peers/similarity_*.py measures the alternatives). See TrainParams::similarity in the core.
     _similarity_options = {"step_rule": "exact", "tau_ratio": 0.5, "max_candidates": 0}
@@ -143,7 +135,7 @@ class REBELClassifier(BaseBoostingClassifier):
         class_weight=None,
         weak_learner="tree",
         similarity_scaling="feature",
-        similarity_cache_mb=1024,
+        similarity_cache_mb=1024.0,
         loss="exponential",
     ):
         self.n_estimators = n_estimators
@@ -186,9 +178,7 @@ class REBELClassifier(BaseBoostingClassifier):
         self.loss_ = self.loss  # read by predict_proba, also while this fit's eval sets are scored
 
     def _core_extra(self):
-        return {"cost_matrix": self.cost_matrix_, "learner": self.weak_learner, "scaling": self.similarity_scaling,
-                "distance_cache_mb": float(self.similarity_cache_mb), "rebel_loss": self.loss,
-                **self._similarity_options}
+        return {"cost_matrix": self.cost_matrix_, **self._similarity_options}
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -305,7 +295,8 @@ def _simplex_projection(v):
 
 
 def _check_cost_matrix(cost, classes):
-    """Validated (K, K) float64 cost matrix in the order of ``classes``."""
+    """The (K, K) float64 cost matrix in the order of ``classes``: a dict or an array converted here, its
+    shape and entries checked by the core (the check train() runs)."""
     K = len(classes)
     if cost is None:
         return np.ones((K, K)) - np.eye(K)
@@ -326,16 +317,5 @@ def _check_cost_matrix(cost, classes):
         cost = np.asarray(cost, dtype=np.float64)
     except (TypeError, ValueError):
         raise ValueError("cost_matrix must be a (n_classes, n_classes) array of numbers or a dict") from None
-    if cost.shape != (K, K):
-        raise ValueError(f"cost_matrix has shape {cost.shape}; expected ({K}, {K}) for the {K} classes {classes.tolist()}")
-    if not np.all(np.isfinite(cost)):
-        raise ValueError("cost_matrix contains NaN or infinity; costs must be finite")
-    if np.any(cost < 0):
-        raise ValueError("cost_matrix has negative entries; costs must be >= 0")
-    if np.any(np.diag(cost) != 0):
-        raise ValueError("cost_matrix must have a zero diagonal (a correct prediction costs nothing)")
-    zero_rows = np.flatnonzero(~(cost > 0).any(axis=1))
-    if zero_rows.size:
-        raise ValueError(f"cost_matrix row {zero_rows[0]} (class {classes[zero_rows[0]]!r}) is all zeros; "
-                         "every class needs a positive misclassification cost")
+    _core.check_cost_matrix(cost, K)  # shape and entries: the core's one check (docs/design/parameters.md)
     return cost

@@ -3,19 +3,16 @@
 from __future__ import annotations
 
 import warnings
-from numbers import Integral, Real
-
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin, _fit_context
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from rebelboost import _core
 from rebelboost._base import BaseBoostingClassifier
-from rebelboost._monitor import REGRESSION_METRICS, EvalData, TrainingMonitor
+from rebelboost._monitor import EvalData, TrainingMonitor
+from rebelboost._params import constraints_for
 from rebelboost._validation import (
-    MAX_ESTIMATORS,
     _as_float_matrix,
     _check_frame_columns,
     check_predict_data,
@@ -90,25 +87,8 @@ class BoostingRegressor(RegressorMixin, BaseEstimator):
 
     _loss = "squared_error"
 
-    _parameter_constraints: dict = {
-        "n_estimators": [Interval(Integral, 1, MAX_ESTIMATORS, closed="both")],
-        "learning_rate": [Interval(Real, 0.0, 1.0, closed="right")],
-        "max_depth": [Interval(Integral, 1, 8, closed="both")],
-        "min_samples_leaf": [Interval(Integral, 1, None, closed="left")],
-        "n_bins": [Interval(Integral, 3, 256, closed="both")],
-        "subsample": [Interval(Real, 0.0, 1.0, closed="right")],
-        "feature_fraction": [Interval(Real, 0.0, 1.0, closed="right")],
-        "early_stopping": ["boolean"],
-        "validation_fraction": [Interval(Real, 0.0, 1.0, closed="neither")],
-        "n_iter_no_change": [Interval(Integral, 1, MAX_ESTIMATORS, closed="both")],
-        "tol": [Interval(Real, 0.0, None, closed="left")],
-        "scoring": [StrOptions(set(REGRESSION_METRICS))],
-        "random_state": ["random_state"],
-        "n_jobs": [Interval(Integral, None, -1, closed="right"), Interval(Integral, 1, None, closed="left"), None],
-        "verbose": ["verbose"],
-        "warm_start": ["boolean"],
-        "callbacks": [list, None],
-    }
+    # The one table of parameters (rebelboost._params): constraints and the core's arguments come from it.
+    _parameter_constraints: dict = constraints_for("squared_error")
 
     def __init__(
         self,
@@ -196,11 +176,9 @@ class BoostingRegressor(RegressorMixin, BaseEstimator):
                                   int(self.verbose), self.callbacks)
         try:
             model, history, stop_reason, stop_message, error, stage_seconds = _core.train_regressor(
-                X, y, sample_weight, int(self.n_estimators), int(self.max_depth), int(self.n_bins),
-                float(self.learning_rate), resolve_n_jobs(self.n_jobs), min_samples_leaf=int(self.min_samples_leaf),
-                subsample=float(self.subsample), feature_fraction=float(self.feature_fraction), seed=seed,
-                bin_seed=bin_seed, callback=monitor if monitor.needed else None,
-                init_model=self._model if warm else None, eval_sets=[e.core_tuple() for e in evals])
+                X, y, sample_weight, seed=seed, bin_seed=bin_seed, callback=monitor if monitor.needed else None,
+                init_model=self._model if warm else None, eval_sets=[e.core_tuple() for e in evals],
+                **self._core_params())
         except BaseException:
             monitor.close()
             raise
@@ -216,6 +194,7 @@ class BoostingRegressor(RegressorMixin, BaseEstimator):
         return self
 
     # The classifiers' machinery that does not depend on classes (_base.py).
+    _core_params = BaseBoostingClassifier._core_params
     _seeds = BaseBoostingClassifier._seeds
     _record_fit = BaseBoostingClassifier._record_fit
     truncate = BaseBoostingClassifier.truncate

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-from numbers import Real
-
-from sklearn.utils._param_validation import Interval
-
 from rebelboost._base import BinaryBoostingClassifier
+from rebelboost._params import constraints_for
 
 __all__ = ["VEBBoostClassifier"]
 
@@ -36,10 +33,7 @@ class VEBBoostClassifier(BinaryBoostingClassifier):
     """
 
     _loss = "veb"
-    _parameter_constraints: dict = {
-        **BinaryBoostingClassifier._parameter_constraints,
-        "lam": [Interval(Real, 0.0, 1.0, closed="both")],
-    }
+    _parameter_constraints: dict = constraints_for(_loss)
 
     def __init__(
         self,
@@ -86,6 +80,3 @@ class VEBBoostClassifier(BinaryBoostingClassifier):
         self.warm_start = warm_start
         self.callbacks = callbacks
         self.class_weight = class_weight
-
-    def _core_extra(self):
-        return {"veb_lambda": float(self.lam)}

@@ -101,3 +101,30 @@ def test_the_readme_says_which_scikit_learn_temperature_scaling_needs():
         readme = handle.read()
     if tuple(int(p) for p in pin.split(".")) < (1, 8) and 'method="temperature"' in readme:
         assert "scikit-learn >= 1.8" in readme
+
+
+def test_reordered_dataframe_columns_say_how_to_get_the_command_lines_answer(tmp_path, capsys):
+    # Python refused a DataFrame whose columns came in another order ("must be in the same order") without
+    # saying what to do, while `rebelboost predict` matched the same columns by name.
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.normal(size=(80, 3)), columns=["a", "b", "c"])
+    y = (X["a"] + X["c"] > 0).astype(int)
+    clf = AdaBoostClassifier(n_estimators=10).fit(X, y)
+    reordered = X[["c", "a", "b"]]
+    with pytest.raises(ValueError, match=r"same order as they were in fit\.\nColumn 0 is 'c', fit saw 'a' there; "
+                                         r"select the columns in the fitted order with X\[model\.feature_names_in_\]"):
+        clf.predict(reordered)
+    model, data = tmp_path / "m.rbm", tmp_path / "reordered.csv"
+    clf.save(model)
+    reordered.to_csv(data, index=False)
+    assert main(["predict", str(data), "--model", str(model)]) == 0
+    cli_labels = pd.read_csv(__import__("io").StringIO(capsys.readouterr().out))["label"].to_numpy()
+    np.testing.assert_array_equal(cli_labels, clf.predict(reordered[clf.feature_names_in_]))
+
+
+def test_cli_n_jobs_that_leaves_no_core_is_a_usage_error(tmp_path, capsys):
+    # The command line said exit code 3 ("bad data") for a bad --n-jobs; it is a parameter value (2).
+    data = tmp_path / "d.csv"
+    pd.DataFrame({"a": np.arange(20.0), "y": np.arange(20) % 2}).to_csv(data, index=False)
+    code = main(["train", str(data), "--target", "y", "--model", str(tmp_path / "m.rbm"), "--n-jobs", "-1000000"])
+    assert code == 2 and "n_jobs=-1000000 asks for every usable core" in capsys.readouterr().err

@@ -186,9 +186,9 @@ def test_dict_cost_matrix_equals_array():
     "cost, message",
     [
         (np.ones((2, 2)) - np.eye(2), r"cost_matrix has shape \(2, 2\); expected \(3, 3\)"),
-        (np.array([[0, 1, -1], [1, 0, 1], [1, 1, 0.0]]), "negative entries"),
+        (np.array([[0, 1, -1], [1, 0, 1], [1, 1, 0.0]]), r"cost_matrix\[0, 2\] is negative"),
         (np.array([[1, 1, 1], [1, 0, 1], [1, 1, 0.0]]), "zero diagonal"),
-        (np.array([[0, 0, 0], [1, 0, 1], [1, 1, 0.0]]), "row 0 .* is all zeros"),
+        (np.array([[0, 0, 0], [1, 0, 1], [1, 1, 0.0]]), "row 0 is all zeros"),
         (np.array([[0, np.inf, 1], [1, 0, 1], [1, 1, 0.0]]), "NaN or infinity"),
         (np.array([[0, np.nan, 1], [1, 0, 1], [1, 1, 0.0]]), "NaN or infinity"),
         ([["a", "b", "c"]] * 3, "array of numbers"),

@@ -167,7 +167,7 @@ def test_hostile_targets_are_clear_errors(y_bad, match):
 
 def test_hostile_parameters_and_shapes_are_clear_errors():
     X, y = _data(100, 3)
-    for bad in (dict(n_estimators=0), dict(min_samples_leaf=0), dict(learning_rate=1.5), dict(max_depth=9),
+    for bad in (dict(n_estimators=0), dict(min_samples_leaf=0), dict(learning_rate=0.0), dict(max_depth=9),
                 dict(scoring="error")):
         with pytest.raises(ValueError):
             BoostingRegressor(**bad).fit(X, y)

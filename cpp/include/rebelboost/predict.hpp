@@ -48,6 +48,10 @@ struct CascadeTarget {
   double confidence = 0.95;     // in (0, 1)
 };
 
+// The one check of a checkpoint spacing asked for (CascadeTarget::every when not 0): in [1, n_learners - 1]
+// (1 for a model of one learner), so the cascade has a checkpoint before the end; InvalidArgument otherwise.
+void check_cascade_every(std::int64_t every, std::size_t n_learners);
+
 // What calibrate_cascade found on the calibration rows for the cascade it chose.
 struct CascadeReport {
   std::size_t n_rows = 0;        // rows the harm is counted over

@@ -12,8 +12,10 @@
 
 #include "boost/eval_watch.hpp"
 #include "learner/family.hpp"
+#include "loss/cost_matrix.hpp"
 #include "loss/loss.hpp"
 #include "rebelboost/error.hpp"
+#include "rebelboost/param_bounds.hpp"
 #include "rebelboost/train.hpp"
 #include "util/format.hpp"
 #include "util/parallel.hpp"
@@ -23,32 +25,6 @@
 namespace rebelboost {
 
 namespace {
-
-void check_params(const TrainParams& p) {
-  if (p.n_estimators < 0 || static_cast<std::size_t>(p.n_estimators) > kMaxTrees)
-    throw InvalidArgument("n_estimators must be in [0, " + std::to_string(kMaxTrees) + "] (the limit kMaxTrees), got " +
-                          std::to_string(p.n_estimators));
-  if (p.max_depth < 1 || p.max_depth > 8)
-    throw InvalidArgument("max_depth must be in [1, 8], got " + std::to_string(p.max_depth));
-  if (p.n_bins < 3 || p.n_bins > 256) throw InvalidArgument("n_bins must be in [3, 256], got " + std::to_string(p.n_bins));
-  if (!(p.learning_rate > 0.0) || !std::isfinite(p.learning_rate))
-    throw InvalidArgument("learning_rate must be a positive finite number, got " + std::to_string(p.learning_rate));
-  if (!std::isfinite(p.smoothing)) throw InvalidArgument("smoothing must be finite");
-  if (p.bin_subsample == 0) throw InvalidArgument("bin_subsample must be positive");
-  if (p.rebel_g != RebelG::kExponential && p.rebel_g != RebelG::kLogistic && p.rebel_g != RebelG::kSquared)
-    throw InvalidArgument("unknown REBEL loss " + std::to_string(static_cast<std::uint32_t>(p.rebel_g)) +
-                          " (expected exponential, logistic or squared)");
-  if (p.rebel_g != RebelG::kExponential && p.loss != LossKind::kRebel)
-    throw InvalidArgument(std::string("the ") + rebel_g_name(p.rebel_g) + " loss is REBEL's; " + loss_name(p.loss) +
-                          " is exponential only");
-  if (p.min_samples_leaf < 1) throw InvalidArgument("min_samples_leaf must be >= 1, got " + std::to_string(p.min_samples_leaf));
-  if (p.loss == LossKind::kSquaredError && (p.learner != LearnerKind::kTree || p.criterion != 0 || p.weight_trim < 1.0))
-    throw InvalidArgument("the regressor grows regression trees by the variance criterion (no similarities, criterion or "
-                          "weight_trim)");
-  if (p.rebel_g != RebelG::kExponential && p.learner != LearnerKind::kTree)
-    throw InvalidArgument(std::string("similarities need REBEL's exponential loss, not the ") + rebel_g_name(p.rebel_g) +
-                          " one (their steps and selection use its closed forms)");
-}
 
 // Checks shapes, labels and weights; returns (the number of rows, the exact sum of sample weights) over every
 // participant (a distributed part may hold no rows; the whole fit needs one).
@@ -84,32 +60,6 @@ std::pair<std::size_t, double> check_data(std::size_t n_rows, std::size_t n_cols
   if (!std::isfinite(total))
     throw InvalidArgument("sample_weight sums to more than the largest double; divide the weights by a constant");
   return {static_cast<std::size_t>(n_total), total};
-}
-
-// The cost matrix as n_classes x n_classes row-major: uniform (0 on the diagonal, 1 elsewhere) when
-// empty; otherwise checked: right size, finite, >= 0, zero diagonal, no all-zero row.
-std::vector<double> checked_cost_matrix(const std::vector<double>& cost, std::size_t K) {
-  if (cost.empty()) {
-    std::vector<double> uniform(K * K, 1.0);
-    for (std::size_t k = 0; k < K; ++k) uniform[k * K + k] = 0.0;
-    return uniform;
-  }
-  if (cost.size() != K * K)
-    throw InvalidArgument("cost_matrix has " + std::to_string(cost.size()) + " entries; expected " + std::to_string(K) +
-                          " x " + std::to_string(K) + " for " + std::to_string(K) + " classes");
-  for (std::size_t r = 0; r < K; ++r) {
-    bool any = false;
-    for (std::size_t c = 0; c < K; ++c) {
-      const double v = cost[r * K + c];
-      const std::string at = "cost_matrix[" + std::to_string(r) + ", " + std::to_string(c) + "]";
-      if (!std::isfinite(v)) throw InvalidArgument(at + " is not finite");
-      if (v < 0) throw InvalidArgument(at + " is negative; costs must be >= 0");
-      if (r == c && v != 0) throw InvalidArgument(at + " is on the diagonal and must be 0 (a correct prediction costs nothing)");
-      any = any || v > 0;
-    }
-    if (!any) throw InvalidArgument("cost_matrix row " + std::to_string(r) + " is all zeros; every class needs a positive misclassification cost");
-  }
-  return cost;
 }
 
 // Sample weights multiplied by the power of two that brings the largest into [0.5, 1): exact for normal
@@ -181,13 +131,11 @@ std::unique_ptr<loss::Loss> make_training_loss(const TrainParams& params, const 
         throw InvalidArgument(std::string(loss_name(params.loss)) + " is a binary loss and needs exactly 2 classes, got " +
                               std::to_string(n_classes) + "; use the REBEL loss for multi-class problems");
       if (params.loss == LossKind::kAdaBoost) return loss::make_adaboost(y, sample_weight, n, smoothing, n_threads, reducer);
-      if (!(params.veb_lambda >= 0.0 && params.veb_lambda <= 1.0))
-        throw InvalidArgument("veb_lambda must be in [0, 1], got " + std::to_string(params.veb_lambda));
       return loss::make_veb(y, sample_weight, n, smoothing, n_threads, params.veb_lambda, reducer);
     case LossKind::kRebel: {
       if (n_classes < 2) throw InvalidArgument("REBEL needs at least 2 classes, got " + std::to_string(n_classes));
       check_rebel_memory(n, n_classes);
-      const std::vector<double> cost = checked_cost_matrix(params.cost_matrix, n_classes);
+      const std::vector<double> cost = loss::checked_cost_matrix(params.cost_matrix, n_classes);
       return loss::make_rebel_g(params.rebel_g, y, sample_weight, n, n_classes, cost, smoothing, n_threads, reducer);
     }
     case LossKind::kSquaredError:
@@ -270,8 +218,6 @@ class BoostingRun {
     Reducer* const reducer = options_.distributed ? options_.distributed->reducer : nullptr;
     if (options_.distributed && (reducer == nullptr || params_.learner != LearnerKind::kTree || params_.weight_trim < 1.0))
       throw InvalidArgument("distributed training needs a reducer and grows trees only (no similarities, no weight_trim)");
-    if (params_.criterion != 0 && params_.loss == LossKind::kRebel)
-      throw InvalidArgument("the gini and entropy criteria are available for the binary losses (AdaBoost, VEB-Boost) only");
     if ((target != nullptr) != (params_.loss == LossKind::kSquaredError))
       throw InvalidArgument(target ? "train_regressor needs the squared-error loss" : "the squared-error loss needs train_regressor");
     const auto [n_all, weight_sum] = check_data(X.n_rows, X.n_cols, y, target, sample_weight, n_classes_, reducer);

@@ -137,7 +137,7 @@ TempFile write_named(const std::string& path, const std::string& bytes) {
   if (temp.fd.get() < 0) throw IoError("cannot create a temporary file next to '" + path + "': " + std::strerror(errno));
   ::flock(temp.fd.get(), LOCK_EX);
   try {
-    write_all(temp.fd.get(), bytes, "'" + temp.name + "'");
+    write_all(temp.fd.get(), bytes, "a temporary file next to '" + path + "'");  // the user's path, not ours
   } catch (...) {
     ::unlink(temp.name.c_str());
     throw;

@@ -41,10 +41,6 @@ class RegressionFamily final : public Family<T> {
       : X_(X), params_(params), sample_weight_(rows.sample_weight), n_(X.n_rows), n_threads_(n_threads),
         bins_(params.n_bins, params.bin_subsample, params.bin_seed), binned_(fit_bins(X, rows.sample_weight)),
         grower_(binned_, bins_, n_threads) {
-    if (params.min_samples_leaf < 1) throw InvalidArgument("min_samples_leaf must be >= 1");
-    if (!(params.subsample > 0.0 && params.subsample <= 1.0) || !(params.feature_fraction > 0.0 && params.feature_fraction <= 1.0))
-      throw InvalidArgument("subsample and feature_fraction must be in (0, 1]");
-    if (params.weight_trim < 1.0) throw InvalidArgument("weight_trim is for classifiers (the boosting weights); regression has none");
     double largest = 0.0, total = 0.0;
     for (std::size_t i = 0; i < n_; ++i) {
       largest = std::max(largest, weight(i));

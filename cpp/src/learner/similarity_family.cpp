@@ -24,9 +24,6 @@ void check_params(const SimilarityParams& p) {
     throw InvalidArgument("similarity tau_ratio must be in (0, 1), got " + std::to_string(p.tau_ratio));
   if (p.max_candidates < 0) throw InvalidArgument("similarity max_candidates must be >= 0 (0: no limit)");
   if (p.scaling != 0 && p.scaling != 1) throw InvalidArgument("similarity scaling must be 0 (per feature) or 1 (global)");
-  if (!(p.distance_cache_mb >= 0.0))
-    throw InvalidArgument("similarity distance_cache_mb must be >= 0 (MiB; 0: no cache), got " +
-                          std::to_string(p.distance_cache_mb));
 }
 
 template <typename T>

@@ -65,15 +65,11 @@ void tree_outputs_on_rows(const Tree& tree, const MatrixView<T>& X, const std::s
 }
 
 tree::QuickMode quick_mode(const TrainParams& params) {
-  if (params.quick < 0 || params.quick > 2) throw InvalidArgument("quick must be 0 (off), 1 (on) or 2 (auto)");
-  if (!(params.quick_eta > 0.0 && params.quick_eta <= 1.0)) throw InvalidArgument("quick_eta must be in (0, 1]");
-  if (params.quick_chunks < 1) throw InvalidArgument("quick_chunks must be >= 1");
   return params.quick == 0 ? tree::QuickMode::kOff : params.quick == 1 ? tree::QuickMode::kOn : tree::QuickMode::kAuto;
 }
 
+// The parameters were checked by check_params (param_bounds.hpp): quick and criterion are in [0, 2].
 tree::Criterion criterion(const TrainParams& params) {
-  if (params.criterion < 0 || params.criterion > 2)
-    throw InvalidArgument("criterion must be 0 (loss), 1 (gini) or 2 (entropy), got " + std::to_string(params.criterion));
   const tree::Criterion kinds[] = {tree::Criterion::kLoss, tree::Criterion::kGini, tree::Criterion::kEntropy};
   return kinds[params.criterion];
 }
@@ -102,9 +98,6 @@ class TreeFamily final : public Family<T> {
         grower_(binned_, bins_, n_threads, rows.class_begin, quick_mode(params),
                 {params.quick_eta, params.quick_chunks}, criterion(params), /*subtraction=*/true,
                 distributed ? distributed->reducer : nullptr) {
-    for (const double v : {params.weight_trim, params.subsample, params.feature_fraction})
-      if (!(v > 0.0 && v <= 1.0))
-        throw InvalidArgument("weight_trim, subsample and feature_fraction must be in (0, 1], got " + std::to_string(v));
     sample_rows_ = params.weight_trim < 1.0 || params.subsample < 1.0;
     sample_features_ = params.feature_fraction < 1.0;
     active_rows_.resize(sample_rows_ ? n_ : 0);

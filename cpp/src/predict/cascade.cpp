@@ -12,6 +12,18 @@
 #include "rebelboost/error.hpp"
 #include "util/parallel.hpp"
 
+namespace rebelboost {
+
+void check_cascade_every(std::int64_t every, std::size_t n_learners) {
+  const std::size_t most = n_learners > 1 ? n_learners - 1 : 1;
+  if (every < 1 || static_cast<std::uint64_t>(every) > most)
+    throw InvalidArgument("every must be None or an int in [1, " + std::to_string(most) +
+                          "] (learners between checkpoints; the model has " + std::to_string(n_learners) + "), got " +
+                          std::to_string(every));
+}
+
+}  // namespace rebelboost
+
 namespace rebelboost::predict {
 
 namespace {
@@ -88,6 +100,7 @@ void check_target(const Model& model, const CascadeTarget& target) {
     throw InvalidArgument("cascade target value must be in [0, 1], got " + std::to_string(target.value));
   if (!(target.confidence > 0.0 && target.confidence < 1.0))
     throw InvalidArgument("cascade confidence must be in (0, 1), got " + std::to_string(target.confidence));
+  if (target.every != 0) check_cascade_every(target.every, model.n_learners());
   if (target.kind == CascadeTarget::Kind::kRecall && model.n_outputs != 1)
     throw InvalidArgument("a recall target needs a binary model (positives are class 1)");
   const double harm = target.kind == CascadeTarget::Kind::kRecall ? 1.0 - target.value : target.value;

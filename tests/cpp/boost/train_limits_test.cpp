@@ -158,7 +158,7 @@ TEST(TrainLimits, CountsBeyondTheModelLimitsAreRefused) {
   const Dense<double> X = testing::random_matrix(50, 3, 91);
   const auto y = testing::noisy_labels(X, 92, 0.2);
   TrainParams p = params(LossKind::kAdaBoost, static_cast<int>(kMaxTrees) + 1, 1);
-  expect_invalid([&] { train(X.c_view(), y.data(), nullptr, 2, p); }, "(the limit kMaxTrees)");
+  expect_invalid([&] { train(X.c_view(), y.data(), nullptr, 2, p); }, "n_estimators must be an integer in [1, 1000000]");
   p = params(LossKind::kRebel, 5, 1);
   expect_invalid([&] { train(X.c_view(), y.data(), nullptr, kMaxClasses + 1, p); },
                  "4097 classes, more than the limit kMaxClasses = 4096");

@@ -294,12 +294,12 @@ TEST(Train, BiasIsHalfTheLogPriorOdds) {
   const auto X = testing::random_matrix(400, 3, 12);
   std::vector<std::int32_t> y(400, 0);
   for (std::size_t i = 0; i < 100; ++i) y[i * 4] = 1;  // 100 positives, 300 negatives
-  TrainParams p = ada(0, 1);
+  TrainParams p = ada(1, 1);  // the bias does not depend on the trees grown after it (n_estimators >= 1)
   p.smoothing = 0.0;
   const TrainResult r = train(X.c_view(), y.data(), nullptr, 2, p);
   ASSERT_EQ(r.model.bias.size(), 1u);
   EXPECT_NEAR(r.model.bias[0], 0.5 * std::log(100.0 / 300.0), 1e-12);
-  EXPECT_TRUE(r.model.trees.empty());
+  EXPECT_LE(r.model.trees.size(), 1u);
   EXPECT_EQ(r.model.n_features, 3u);
   // Sample weights shift the prior: weight 3 on every positive makes the classes balanced.
   std::vector<double> w(400, 1.0);

@@ -1,0 +1,190 @@
+"""The one table of the estimators' training parameters (docs/design/parameters.md).
+
+Each parameter is one ``Param``; each estimator is one ``Estimator`` entry naming its parameters. From them
+come the estimators' ``_parameter_constraints``, the keyword arguments of the core's ``train`` call, the
+command line's ``train`` options and the docs' Parameters page. What the core also reads keeps its default
+and its bounds in the core alone (``TrainParams`` and ``kParamBounds`` in C++, read here through
+``_core.train_param_defaults()`` and ``_core.PARAM_BOUNDS``); what only Python reads has them here.
+The estimators' ``__init__`` signatures repeat the defaults (scikit-learn reads parameters from the
+signature); tests/python/test_params.py checks every one of them against this table.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from numbers import Integral, Real
+from typing import Any, Callable
+
+from sklearn.utils._param_validation import Interval, StrOptions
+
+from rebelboost import _core
+from rebelboost._monitor import METRICS, REGRESSION_METRICS
+
+__all__ = ["Param", "Estimator", "PARAMS", "ESTIMATORS", "CRITERIA", "MAX_ESTIMATORS", "constraints_for",
+           "core_arguments", "default_of"]
+
+CORE_DEFAULTS = _core.train_param_defaults()
+CORE_BOUNDS = _core.PARAM_BOUNDS  # {core name: (low, high, low_open, high_open, integral)}
+MAX_ESTIMATORS = int(CORE_BOUNDS["n_estimators"][1])  # trees per model: the core's kMaxTrees
+
+# The split criteria of the scalar tree layers and the core's codes for them (TrainParams::criterion).
+CRITERIA = {"loss": 0, "gini": 1, "entropy": 2}
+_QUICK = {False: 0, True: 1, "auto": 2}  # TrainParams::quick
+
+
+def _quick_to_core(value):
+    return _QUICK["auto"] if isinstance(value, str) else _QUICK[bool(value)]
+
+
+@dataclass(frozen=True)
+class Param:
+    """One training parameter.
+
+    core: the keyword of ``_core.train`` that receives it (None: Python reads it alone). Its default and its
+    bounds are then the core's: ``from_core`` turns the core's default into the estimator's value (None:
+    the same value), ``to_core`` the estimator's value into the core's argument (None: ``float`` or
+    ``int`` by the bound, else the value as it is). Without ``core``, ``default`` and ``constraints`` are
+    given here. ``choices``: the string values (a ``StrOptions`` constraint and the CLI's choices).
+    ``cli``: the command line's ``train`` has an option for it, with this help.
+    """
+
+    name: str
+    core: str | None = None
+    default: Any = None
+    constraints: tuple = ()
+    choices: tuple = ()
+    from_core: Callable | None = None
+    to_core: Callable | None = None
+    cli: str | None = None
+
+
+def _bound_constraint(core):
+    """scikit-learn's Interval for the core's bound of ``core`` (infinity: no bound, open)."""
+    low, high, low_open, high_open, integral = CORE_BOUNDS[core]
+    closed = {(False, False): "both", (True, False): "right", (False, True): "left", (True, True): "neither"}
+    kind = Integral if integral else Real
+    convert = int if integral else float
+    return Interval(kind, convert(low), None if integral and math.isinf(high) else convert(high),
+                    closed=closed[(low_open, high_open)])
+
+
+_QUICK_HELP = ("QuickBoost pruning: True, False or 'auto'; the model is the same bit for bit in every mode")
+
+PARAMS = {p.name: p for p in [
+    Param("n_estimators", core="n_estimators", cli="maximum number of weak learners"),
+    Param("max_depth", core="max_depth", cli="depth of every tree"),
+    Param("n_bins", core="n_bins", cli="bins per feature, one of them for missing values"),
+    Param("learning_rate", core="learning_rate", cli="shrinkage multiplying every step"),
+    Param("n_jobs", default=None, constraints=(Interval(Integral, None, -1, closed="right"),
+                                               Interval(Integral, 1, None, closed="left"), None),
+          cli="threads: None or -1 all usable cores, -k all but k - 1 (the model does not depend on it)"),
+    Param("random_state", default=None, constraints=("random_state",),
+          cli="seed of bin-edge rows, subsample, feature_fraction and the early-stopping split"),
+    Param("verbose", default=0, constraints=("verbose",)),
+    Param("quick", core="quick", constraints=("boolean", StrOptions({"auto"})),
+          from_core={v: k for k, v in _QUICK.items()}.get, to_core=_quick_to_core),
+    Param("weight_trim", core="weight_trim", cli="search each tree on the heaviest rows holding this fraction "
+                                                   "of the weight (1: off)"),
+    Param("subsample", core="subsample", cli="StochasticBoost: fraction of rows each tree searches"),
+    Param("feature_fraction", core="feature_fraction", cli="LazyBoost: fraction of features each tree searches"),
+    Param("criterion", core="criterion", choices=tuple(CRITERIA),
+          from_core={v: k for k, v in CRITERIA.items()}.get, to_core=CRITERIA.get,
+          cli="split criterion of the tree layers"),
+    Param("early_stopping", default=False, constraints=("boolean",)),
+    Param("validation_fraction", default=0.1, constraints=(Interval(Real, 0.0, 1.0, closed="neither"),)),
+    Param("n_iter_no_change", default=10, constraints=(Interval(Integral, 1, MAX_ESTIMATORS, closed="both"),)),
+    Param("tol", default=1e-7, constraints=(Interval(Real, 0.0, None, closed="left"),)),
+    Param("scoring", default="loss", choices=METRICS),
+    Param("warm_start", default=False, constraints=("boolean",)),
+    Param("callbacks", default=None, constraints=(list, None)),
+    Param("class_weight", default=None, constraints=(dict, StrOptions({"balanced"}), None)),
+    Param("lam", core="veb_lambda", cli="VEB-Boost's weight of the sample-variance penalty"),
+    Param("cost_matrix", default=None, constraints=("array-like", dict, None)),
+    Param("weak_learner", core="learner", choices=("tree", "similarity"),
+          cli="REBEL's weak learners: trees, or Localized Similarities (no missing values allowed)"),
+    Param("similarity_scaling", core="scaling", choices=("feature", "global"),
+          cli="similarities: scale each feature by its deviation, or all by one scale"),
+    Param("similarity_cache_mb", core="distance_cache_mb",
+          cli="similarities: MiB kept for distance columns between training points (0: none); speed only, "
+              "never the model"),
+    Param("loss", core="rebel_loss", choices=("exponential", "logistic", "squared")),
+    Param("min_samples_leaf", core="min_samples_leaf",
+          cli="regressor: least sample weight of a leaf, in mean sample weights (rows without weights)"),
+]}
+
+
+@dataclass(frozen=True)
+class Estimator:
+    """One estimator: its class name, its parameters (names in PARAMS), where its defaults differ from the
+    table's (``defaults``) and where its string choices do (``choices``, e.g. a regressor's ``scoring``)."""
+
+    class_name: str
+    params: tuple
+    defaults: dict = field(default_factory=dict)
+    choices: dict = field(default_factory=dict)
+
+
+_COMMON = ("n_estimators", "max_depth", "n_bins", "learning_rate", "n_jobs", "random_state", "verbose", "quick",
+           "weight_trim", "subsample", "feature_fraction", "early_stopping", "validation_fraction",
+           "n_iter_no_change", "tol", "scoring", "warm_start", "callbacks", "class_weight")
+
+# Keyed by the estimator's ``_loss``. A new estimator is one entry here (plus a Param for each parameter
+# no other estimator has).
+ESTIMATORS = {
+    "adaboost": Estimator("AdaBoostClassifier", _COMMON + ("criterion",)),
+    "veb": Estimator("VEBBoostClassifier", _COMMON + ("criterion", "lam")),
+    "rebel": Estimator("REBELClassifier", _COMMON + ("cost_matrix", "weak_learner", "similarity_scaling",
+                                                     "similarity_cache_mb", "loss"),
+                       defaults={"max_depth": 2}),
+    "squared_error": Estimator("BoostingRegressor",
+                               ("n_estimators", "learning_rate", "max_depth", "min_samples_leaf", "n_bins", "subsample",
+                                "feature_fraction", "early_stopping", "validation_fraction", "n_iter_no_change", "tol",
+                                "scoring", "random_state", "n_jobs", "verbose", "warm_start", "callbacks"),
+                               defaults={"n_estimators": 100, "learning_rate": 0.1, "max_depth": 6, "scoring": "rmse"},
+                               choices={"scoring": REGRESSION_METRICS}),
+}
+
+
+def default_of(estimator, name):
+    """The default of parameter ``name`` for the estimator keyed ``estimator`` in ESTIMATORS."""
+    entry = ESTIMATORS[estimator]
+    if name in entry.defaults:
+        return entry.defaults[name]
+    param = PARAMS[name]
+    if param.core is None:
+        return param.default
+    value = CORE_DEFAULTS[param.core]
+    return param.from_core(value) if param.from_core else value
+
+
+def _constraints(param):
+    if param.choices:
+        return [StrOptions(set(param.choices))]
+    if param.constraints:
+        return list(param.constraints)
+    return [_bound_constraint(param.core)]
+
+
+def constraints_for(estimator):
+    """The ``_parameter_constraints`` of the estimator keyed ``estimator``."""
+    entry = ESTIMATORS[estimator]
+    return {name: [StrOptions(set(entry.choices[name]))] if name in entry.choices else _constraints(PARAMS[name])
+            for name in entry.params}
+
+
+def core_arguments(estimator, instance):
+    """The keyword arguments of ``_core.train`` for the (validated) parameters of ``instance``."""
+    out = {}
+    for name in ESTIMATORS[estimator].params:
+        param = PARAMS[name]
+        if param.core is None:
+            continue
+        value = getattr(instance, name)
+        if param.to_core:
+            out[param.core] = param.to_core(value)
+        elif param.core in CORE_BOUNDS:
+            out[param.core] = int(value) if CORE_BOUNDS[param.core][4] else float(value)
+        else:
+            out[param.core] = value
+    return out

@@ -1,0 +1,166 @@
+"""The estimators, the command line and the core agree on every training parameter's default and bound
+(one table: rebelboost._params; docs/design/parameters.md). Changing one side alone fails here."""
+
+from __future__ import annotations
+
+import inspect
+import math
+
+import numpy as np
+import pytest
+from sklearn.utils._param_validation import Interval, StrOptions
+
+import rebelboost
+from rebelboost import _core
+from rebelboost._params import CORE_BOUNDS, CORE_DEFAULTS, ESTIMATORS, PARAMS, default_of
+from rebelboost.cli import _TRAIN_ESTIMATORS, build_parser, main
+
+KEYS = sorted(ESTIMATORS)
+
+
+def _signature_defaults(cls):
+    return {name: p.default for name, p in inspect.signature(cls.__init__).parameters.items() if name != "self"}
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_each_estimators_signature_is_its_table_entry(key):
+    cls = getattr(rebelboost, ESTIMATORS[key].class_name)
+    assert cls._loss == key
+    signature = _signature_defaults(cls)
+    assert set(signature) == set(ESTIMATORS[key].params)
+    for name, value in signature.items():
+        # repr: 1024 and 1024.0, or 0 and False, are different defaults for get_params and the docs.
+        assert repr(value) == repr(default_of(key, name)), name
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_each_core_default_is_the_estimators_unless_the_table_overrides_it(key):
+    cls = getattr(rebelboost, ESTIMATORS[key].class_name)
+    instance = cls()
+    arguments = instance._core_params()
+    overridden = ESTIMATORS[key].defaults
+    checked = 0
+    for name in ESTIMATORS[key].params:
+        core = PARAMS[name].core
+        if core is None:
+            continue
+        checked += 1
+        if name in overridden:
+            assert arguments[core] != CORE_DEFAULTS[core], f"{name}: an override equal to the core's default"
+        else:
+            assert arguments[core] == CORE_DEFAULTS[core], name
+    assert checked >= 7  # the regressor has 7 parameters the core reads, the classifiers more
+
+
+def _edges(constraint):
+    """(low, high, closed) of an Interval, None as +-inf."""
+    low = -math.inf if constraint.left is None else constraint.left
+    high = math.inf if constraint.right is None else constraint.right
+    return low, high, constraint.closed
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_each_numeric_constraint_is_the_cores_bound(key):
+    cls = getattr(rebelboost, ESTIMATORS[key].class_name)
+    closed = {(False, False): "both", (True, False): "right", (False, True): "left", (True, True): "neither"}
+    for name in ESTIMATORS[key].params:
+        core = PARAMS[name].core
+        if core not in CORE_BOUNDS or PARAMS[name].to_core is not None:
+            continue  # codes for named choices: test_coded_choices_fill_the_cores_bound
+        (constraint,) = cls._parameter_constraints[name]
+        low, high, low_open, high_open, integral = CORE_BOUNDS[core]
+        assert isinstance(constraint, Interval), name
+        assert _edges(constraint) == (low, high, closed[(low_open, high_open)]), name
+        assert constraint.type is (int if integral else float) or integral == (constraint.type.__name__ == "Integral")
+
+
+@pytest.mark.parametrize("core", sorted(CORE_BOUNDS))
+def test_the_core_refuses_exactly_what_its_bound_refuses(core):
+    # Values just inside and just outside each bound, through train() itself: its check is the bound's.
+    low, high, low_open, high_open, integral = CORE_BOUNDS[core]
+    step = 1 if integral else 1e-9
+    inside = [low + step if low_open else low, (high - step if high_open else high) if math.isfinite(high) else 1e3]
+    outside = [low if low_open else low - step] + ([high if high_open else high + step] if math.isfinite(high) else [])
+    X = np.random.default_rng(0).normal(size=(20, 2))
+    y = (X[:, 0] > 0).astype(np.int32)
+    loss = "veb" if core == "veb_lambda" else "adaboost"
+    base = dict(n_estimators=1, n_threads=1)
+
+    def train(**kwargs):  # the regressor's parameter through its own entry point
+        if core == "min_samples_leaf":
+            return _core.train_regressor(X, X[:, 0].copy(), None, **kwargs)
+        return _core.train(X, y, None, 2, loss, **kwargs)
+
+    for value in inside:
+        kwargs = {**base, core: int(value) if integral else value}
+        if core == "n_estimators":
+            kwargs[core] = min(kwargs[core], 2)  # the upper bound itself would grow up to 10^6 trees
+        train(**kwargs)
+    for value in outside:
+        with pytest.raises(ValueError, match=f"{core} must be"):
+            train(**{**base, core: int(value) if integral else value})
+
+
+@pytest.mark.parametrize("name, values", [("quick", [False, True, "auto"]), ("criterion", ["loss", "gini", "entropy"])])
+def test_coded_choices_fill_the_cores_bound(name, values):
+    param = PARAMS[name]
+    low, high, _, _, integral = CORE_BOUNDS[param.core]
+    assert integral and sorted(param.to_core(v) for v in values) == list(range(int(low), int(high) + 1))
+    assert [param.from_core(param.to_core(v)) for v in values] == values
+
+
+def test_every_string_choice_is_one_the_core_takes():
+    # The binding maps these strings itself; an option only Python knows would fail at fit time.
+    assert set(PARAMS["loss"].choices) == {"exponential", "logistic", "squared"}
+    for name in ("weak_learner", "similarity_scaling", "loss"):
+        assert CORE_DEFAULTS[PARAMS[name].core] in PARAMS[name].choices
+        assert ESTIMATORS["rebel"].class_name == "REBELClassifier"
+        (constraint,) = rebelboost.REBELClassifier._parameter_constraints[name]
+        assert isinstance(constraint, StrOptions) and constraint.options == set(PARAMS[name].choices)
+
+
+def _train_option(name):
+    parser = build_parser()
+    commands = next(a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction")
+    return next(a for a in commands.choices["train"]._actions if a.dest == name)
+
+
+def test_cli_trains_the_estimators_of_the_table():
+    assert all(ESTIMATORS[key].class_name == name for key, name in _TRAIN_ESTIMATORS.items())
+
+
+def test_cli_train_help_shows_each_estimators_default():
+    options = [name for name, p in PARAMS.items() if p.cli]
+    assert {"n_estimators", "max_depth", "learning_rate", "n_jobs", "lam", "weak_learner"} <= set(options)
+    for name in options:
+        action = _train_option(name)
+        assert action.default is None, name  # not given: the estimator's own default applies
+        for key, entry in ESTIMATORS.items():
+            if key in _TRAIN_ESTIMATORS and name in entry.params:
+                assert f"{default_of(key, name)!r} (" in action.help and entry.class_name in action.help, name
+    help_text = _train_option("max_depth").help
+    assert "1 (AdaBoostClassifier, VEBBoostClassifier)" in help_text and "2 (REBELClassifier)" in help_text
+
+
+@pytest.mark.parametrize("loss, classes", [("adaboost", 2), ("veb", 2), ("rebel", 3), ("auto", 3)])
+def test_cli_train_fits_the_estimators_defaults(tmp_path, loss, classes):
+    # `rebelboost train` grew REBEL trees of depth 1 while REBELClassifier defaults to 2.
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(90, 3))
+    y = np.arange(90) % classes
+    data = tmp_path / "d.csv"
+    np.savetxt(data, np.column_stack([X, y]), delimiter=",", header="a,b,c,y", comments="")
+    model = tmp_path / "m.rbm"
+    assert main(["train", str(data), "--target", "y", "--model", str(model), "--loss", loss, "--n-estimators", "3"]) == 0
+    loaded = rebelboost.load(model)
+    key = "rebel" if loss == "auto" else loss
+    expected = getattr(rebelboost, ESTIMATORS[key].class_name)(n_estimators=3).get_params()
+    assert loaded.get_params() == {**expected, "n_estimators": 3}
+
+
+def test_cli_refuses_an_option_the_estimator_does_not_have(tmp_path, capsys):
+    data = tmp_path / "d.csv"
+    np.savetxt(data, np.column_stack([np.arange(20.0), np.arange(20) % 2]), delimiter=",", header="a,y", comments="")
+    code = main(["train", str(data), "--target", "y", "--model", str(tmp_path / "m.rbm"), "--loss", "adaboost",
+                 "--lam", "0.3"])
+    assert code == 2 and "--lam does not apply to AdaBoostClassifier" in capsys.readouterr().err
