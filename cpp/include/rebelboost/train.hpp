@@ -122,8 +122,9 @@ template <typename T>
 struct EvalSet {
   MatrixView<T> X;                        // the training data's features, in the same order
   const std::int32_t* y = nullptr;        // class indices in [0, n_classes) (classifiers)
-  const double* target = nullptr;         // real targets, finite (regression: train_regressor)
   const double* sample_weight = nullptr;  // null: all ones; otherwise finite, >= 0, positive sum
+  const double* target = nullptr;         // real targets, finite (regression: train_regressor); last, so that
+                                          // {X, y, sample_weight} initialises a classifier's set
 };
 
 // Distributed training (docs/distributed.md): every participant calls train() with the same parameters on
