@@ -241,7 +241,8 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
         early_exit : bool, default=False
             Exact early exit: a row stops as soon as its leading class beats every other class by more than
             the remaining learners could still add (the sum of their |steps|, with a safety margin for
-            rounding), checked every 8 learners. The labels are always those of full evaluation.
+            rounding), checked every 32 learners while at least a quarter of the learners remain (later
+            checks would cost more than they save). The labels are always those of full evaluation.
         cascade : bool, default=False
             Use the soft cascade set by ``calibrate_cascade``: at each checkpoint a row leaves once the exact
             bound decides it or its margin reaches the calibrated threshold. Labels may differ from full

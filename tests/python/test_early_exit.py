@@ -90,8 +90,8 @@ def test_large_batches_run_in_full_where_the_pilot_rows_stopped_late():
     # path does.
     rng = np.random.RandomState(7)
     X = rng.normal(size=(4000, 6))
-    y = X[:, 0] + rng.normal(scale=2.0, size=4000) > 0
-    clf = AdaBoostClassifier(n_estimators=120, max_depth=2).fit(X[:1000], y[:1000])
+    y = X[:, 0] + np.random.RandomState(7).normal(scale=1.0, size=4000) > 0
+    clf = AdaBoostClassifier(n_estimators=300, max_depth=2).fit(X[:1000], y[:1000])
     X_test = X[1000:]
     labels, counts = clf.predict(X_test, early_exit=True, return_n_learners=True)
     np.testing.assert_array_equal(labels, clf.predict(X_test))
@@ -114,10 +114,34 @@ def test_wide_rows_copy_their_columns_as_far_as_they_get(dtype):
     clf = REBELClassifier(n_estimators=150, max_depth=2).fit(X[:2000], y[:2000])
     X_test = X[2000:].astype(dtype)
     X_test[rng.rand(*X_test.shape) < 0.05] = np.nan
-    counts = check_exact(clf, X_test)
-    assert counts.mean() < clf.n_estimators_
+    check_exact(clf, X_test)
+    # Exact exit decides this model's rows only in the last quarter, which is never checked; axis-aligned
+    # classes are decided before it, so rows leave there.
+    easy = REBELClassifier(n_estimators=150, max_depth=2).fit(X[:2000], (X[:2000, 0] > 0) + (X[:2000, 1] > 1))
+    counts = check_exact(easy, X_test)
+    assert counts.mean() < easy.n_estimators_
     clf.calibrate_cascade(X_test[:500], y[2000:2500], max_accuracy_loss=0.05)
     labels, counts = clf.predict(X_test, cascade=True, return_n_learners=True)
     for r in range(0, len(X_test), 13):
         one, count = clf.predict(X_test[r : r + 1], cascade=True, return_n_learners=True)
         assert one[0] == labels[r] and count[0] == counts[r]
+
+
+@pytest.mark.parametrize("check_every", [0, 4, 12, 32])
+def test_exact_exit_checks_only_where_a_quarter_of_the_learners_remain(check_every):
+    # A row leaves at a checkpoint (a multiple of the spacing, 32 by default) that leaves at least n // 4
+    # of the n learners unevaluated, or takes all n: the checks after that point cost more than they could
+    # save. Batches and single rows agree on the count; labels stay those of full evaluation.
+    X, y = load_digits(return_X_y=True)
+    clf = REBELClassifier(n_estimators=130, max_depth=2).fit(X[:1200], y[:1200])
+    model, n = clf._model, 130
+    X_test = np.ascontiguousarray(X[1200:], dtype=np.float64)
+    labels, counts = model.predict(X_test, 1, -1, True, False, True, check_every, False)
+    np.testing.assert_array_equal(labels, model.predict(X_test, 1))
+    every = 32 if check_every == 0 else -(-check_every // 4) * 4
+    early = counts[counts < n]
+    assert early.size > 0
+    assert np.all(early % every == 0) and early.max() <= n - n // 4
+    for r in range(0, len(X_test), 37):
+        one = model.predict(X_test[r : r + 1], 1, -1, True, False, True, check_every, False)
+        assert one[0][0] == labels[r] and one[1][0] == counts[r]

@@ -22,7 +22,8 @@ struct PredictOptions {
   // remaining learners can still add (a bound from their |a_t|, with a margin for rounding), so the class
   // is always the one full evaluation gives; the scores left in scratch space are partial.
   bool early_exit = false;
-  // Rows are checked every check_every learners (0: a default of 8; rounded up to a multiple of 4).
+  // Rows are checked every check_every learners (0: a default of 32; rounded up to a multiple of 4). Exact
+  // exit without a cascade checks only while at least a quarter of the learners remain.
   std::size_t check_every = 0;
   // The model's soft cascade (Model::cascade, which must be set): at each of its checkpoints a row whose
   // class the exact bound decides leaves with it, and else one whose margin reaches the threshold leaves

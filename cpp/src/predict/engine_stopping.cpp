@@ -17,6 +17,7 @@
 #include <limits>
 #include <memory>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "predict/engine.hpp"
@@ -89,11 +90,14 @@ struct LiveGroups {
   // The groups by running lanes, most first (ties by index), and how many lanes packing the running ones
   // into the first `keep` of them moves.
   std::size_t order_groups(std::size_t keep, std::vector<std::size_t>& order) const {
+    // An insertion sort: stable, and no allocation (this runs at most checkpoints of every chunk).
     order.clear();
-    for (std::size_t g = 0; g < n; ++g)
-      if (open[g]) order.push_back(g);
-    std::stable_sort(order.begin(), order.end(),
-                     [&](std::size_t a, std::size_t b) { return popcount(open[a]) > popcount(open[b]); });
+    for (std::size_t g = 0; g < n; ++g) {
+      if (!open[g]) continue;
+      order.push_back(g);
+      for (std::size_t i = order.size() - 1; i > 0 && popcount(open[order[i - 1]]) < popcount(open[g]); --i)
+        std::swap(order[i], order[i - 1]);
+    }
     std::size_t moved = 0;
     for (std::size_t i = keep; i < order.size(); ++i) moved += popcount(open[order[i]]);
     return moved;

@@ -25,6 +25,7 @@ StopRule::Stops StopRule::stops(const PredictOptions& options, std::size_t n) co
   st.active = (options.early_exit || options.cascade) && n > 0;
   if (!st.active) return st;
   st.range = bounds_.range(n);
+  st.last = n;
   if (options.cascade) {
     st.cascade = &model_.cascade;
     st.every = model_.cascade.every;
@@ -33,6 +34,7 @@ StopRule::Stops StopRule::stops(const PredictOptions& options, std::size_t n) co
   }
   const std::size_t g = ExitBounds::kGranularity;
   st.every = std::max<std::size_t>(g, (options.check_every == 0 ? kDefaultCheckEvery : options.check_every) + g - 1) / g * g;
+  st.last = n - n / kExitTailShare;
   return st;
 }
 
@@ -64,14 +66,15 @@ std::size_t StopRule::next_possible(std::size_t t, double spread, const Stops& s
   const std::size_t n = st.range.n;
   // The spread after s learners, as rounded additions reach it, stays below this (the rounding is far
   // below 2^-20 of the magnitudes, see exit_bounds.hpp).
-  const double slack = std::ldexp(1.0, -20);
+  const double slack = 0x1p-20;
   if (!st.cascade) {
     // Without a cascade the answer is the first checkpoint where reach >= needed: the reach grows with s
     // (prefix sums of non-negative terms) and `needed` shrinks (suffix sums), in floating point too, so
     // bisection finds it in O(log) steps instead of a step per checkpoint (a row far from deciding was
     // checked against every checkpoint up to the end, each time it came back).
-    if (t >= n || st.every == 0) return n;
-    const std::size_t m = (n - 1 - t) / st.every;  // checkpoints t + k every < n, k = 1 .. m
+    const std::size_t stop = std::min(n - 1, st.last);  // the last learner count that may be a checkpoint
+    if (n == 0 || t >= stop || st.every == 0) return n;
+    const std::size_t m = (stop - t) / st.every;  // checkpoints t + k every <= stop, k = 1 .. m
     const auto possible = [&](std::size_t k) {
       const std::size_t s = t + k * st.every;
       return (spread + bounds_.growth(t, s)) * (1.0 + slack) + slack * st.range.mass >= needed(s, st);

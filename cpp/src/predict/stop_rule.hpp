@@ -19,7 +19,10 @@ class StopRule {
   explicit StopRule(const Model& model);
 
   // Learners between two checks for an early decision, unless PredictOptions::check_every says otherwise.
-  static constexpr std::size_t kDefaultCheckEvery = 8;
+  static constexpr std::size_t kDefaultCheckEvery = 32;
+  // Exact exit checks a row only at checkpoints that leave at least n / kExitTailShare of the n learners to
+  // save: later ones save less than the checks that lead there cost (docs/cascades.md, "When each pays").
+  static constexpr std::size_t kExitTailShare = 4;
 
   // The checkpoints of one call; inactive: every row takes all learners. With a cascade they are the
   // cascade's (its first n_checkpoints carry thresholds), else every `every` learners.
@@ -28,9 +31,12 @@ class StopRule {
     std::size_t every = 0;
     const Cascade* cascade = nullptr;
     std::size_t n_checkpoints = 0;
+    std::size_t last = 0;  // no checkpoint after this one: n - n / kExitTailShare for exact exit, else n
     ExitBounds::Range range;
     // The next checkpoint after t (t is 0 or a checkpoint), or n.
-    std::size_t next(std::size_t t, std::size_t n) const { return active ? std::min(n, t + every) : n; }
+    std::size_t next(std::size_t t, std::size_t n) const {
+      return active && t + every <= std::min(last, n) ? t + every : n;
+    }
   };
   // Throws InvalidArgument if options ask for a cascade the model does not have.
   Stops stops(const PredictOptions& options, std::size_t n) const;
@@ -74,14 +80,16 @@ std::int32_t predict_with_stops(const StopRule& rule, const Model& model, const 
                                 double* scores, std::uint32_t* n_learners, Advance&& advance) {
   const StopRule::Stops st = rule.stops(options, n);
   for (std::size_t k = 0; k < model.n_outputs; ++k) scores[k] = model.bias[k];
+  double spread = StopRule::spread(scores, 1, model.n_outputs);
   for (std::size_t t = 0; t < n;) {
-    const std::size_t next = st.active ? rule.next_possible(t, StopRule::spread(scores, 1, model.n_outputs), st) : n;
+    const std::size_t next = st.active ? rule.next_possible(t, spread, st) : n;
     advance(t, next);
     t = next;
     if (t == n) break;
     // next_possible bounds the spread from above; the exact bound needs the spread itself above `needed`
     // (one pass over the scores), before the leaders and the pair sums are looked at.
-    if (!st.cascade && StopRule::spread(scores, 1, model.n_outputs) <= rule.needed(t, st)) continue;
+    spread = StopRule::spread(scores, 1, model.n_outputs);
+    if (!st.cascade && spread <= rule.needed(t, st)) continue;
     const std::int32_t c = rule.decide(scores, 1, t, st);
     if (c >= 0) {
       if (n_learners) *n_learners = static_cast<std::uint32_t>(t);

@@ -215,11 +215,16 @@ TEST(ExitBounds, PairSumsMatchADirectSum) {
 }
 
 // Skipping checkpoints (StopRule::next_possible, in batches and row by row) must not change when a row
-// leaves: the reference checks every checkpoint of every row, scores from decision_row on the first s
+// leaves: the reference checks every checkpoint up to the rule's last (the tail that leaves fewer than
+// n / kExitTailShare learners to save is never checked) of every row, scores from decision_row on the first s
 // learners (the same additions in the same order) and the rule's decide().
 TEST(EarlyExit, LearnerCountsAreTheFirstDecidingCheckpoint) {
   for (const std::size_t K : {std::size_t{1}, std::size_t{2}, std::size_t{7}, std::size_t{20}}) {
-    const Model m = hard_model(K + 40, K, 3, 160);  // K > 2: classes 0 and 1 tie, others can lead
+    Model m = hard_model(K + 40, K, 3, 160);  // K > 2: classes 0 and 1 tie, others can lead
+    // The last half's steps scaled by 2^-30 (exactly): rows can leave before the tail that is never checked.
+    for (std::size_t t = 80; t < m.trees.size(); ++t)
+      for (double& a : m.trees[t].step) a = std::ldexp(a, -30);
+    m.validate();
     const Dense<double> X = rows(200, K + 1);
     const predict::Engine engine(m);
     PredictOptions exit;
@@ -234,7 +239,7 @@ TEST(EarlyExit, LearnerCountsAreTheFirstDecidingCheckpoint) {
     std::size_t early = 0;
     for (std::size_t r = 0; r < X.n_rows; ++r) {
       std::size_t want = n;
-      for (std::size_t s = st.every; s < n && want == n; s += st.every) {
+      for (std::size_t s = st.every; s < n && s <= st.last && want == n; s += st.every) {
         engine.decision_row(&X.c_order[r * 5], 1, scores.data(), s);
         if (engine.stop_rule().decide(scores.data(), 1, s, st) >= 0) want = s;
       }
@@ -273,7 +278,7 @@ TEST(EarlyExit, LargeBatchesStopEarlyOnlyWhereThePilotDid) {
       if (pays || r < predict::Engine::kExitPilotRows) EXPECT_EQ(one, counts[r]) << pays << " row " << r;
     }
     for (std::size_t r = predict::Engine::kExitPilotRows; r < 3000; ++r)
-      ASSERT_EQ(counts[r], pays ? 8u : 200u) << pays << " row " << r;
+      ASSERT_EQ(counts[r], pays ? predict::StopRule::kDefaultCheckEvery : 200u) << pays << " row " << r;
   }
 }
 
