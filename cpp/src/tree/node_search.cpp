@@ -26,6 +26,10 @@ constexpr CachePolicy kImpurityCache{0.97, 0.95, 2.0};
 // a node only when it holds at least kImpurityCacheShare of the node's mass.
 constexpr double kImpurityEta = 0.95;
 constexpr double kImpurityCacheShare = 0.9;
+// Auto does not even probe the pruned pass of Gini and entropy while 90 % of the mass takes more than a
+// quarter of the rows: subset 0 (95 % of the mass) would then be most rows, gathered, and no cache serves.
+// On bench/quick_criteria.py's hard task (mass90 stays above 0.4) each probe cost about 4 full layers.
+constexpr double kImpurityMostSpread = 0.25;
 
 // Sum of |q| over a node's rows.
 std::int64_t total_mass(const std::uint32_t* rows, std::size_t n_rows, const std::int64_t* q) {
@@ -59,8 +63,8 @@ std::int64_t histogram_total(const std::int64_t* parts, Criterion criterion) {
   return total;
 }
 
-bool QuickChooser::use_quick(double mass90_fraction) {
-  if (mass90_fraction > 0.5) return false;  // pruning cannot start before half the rows are in
+bool QuickChooser::use_quick(double mass90_fraction, double most_spread) {
+  if (mass90_fraction > most_spread) return false;  // pruning cannot start before most rows are in
   if (full_cost_ < 0) return false;         // measure the full scan first
   if (quick_cost_ < 0) return true;         // then the pruned pass once
   if (quick_cost_ < 0.9 * full_cost_) {
@@ -118,7 +122,8 @@ bool PrunedSearch::choose(int layer, const std::uint32_t* rows, std::size_t n_ro
   if (mode_ == QuickMode::kOff) return false;
   mass90_fraction = estimate_mass90_fraction(rows ? rows : identity_rows_.data(), n_rows, q);
   if (mode_ == QuickMode::kOn) return true;
-  return worth_pruning(n_rows, active_features) && chooser_[layer > 0].use_quick(mass90_fraction);
+  return worth_pruning(n_rows, active_features) &&
+         chooser_[layer > 0].use_quick(mass90_fraction, is_impurity(criterion_) ? kImpurityMostSpread : 0.5);
 }
 
 void PrunedSearch::record(int layer, bool quick, double seconds, std::size_t node_rows) {
