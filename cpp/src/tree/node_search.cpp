@@ -11,6 +11,25 @@
 namespace rebelboost::tree {
 
 namespace {
+// The heavy-row cache (the first subset) per criterion: it is built from the heaviest rows up to `target` of
+// the mass, and rebuilt when it holds less than `keep` or has grown `oversize` times the rows that now hold
+// `target` (as the mass concentrates). Gini and entropy need a larger share than the weighted error: their
+// bound counts the unread mass at a fraction of its weight (docs/quickboost.md, "Completing the prefix").
+// Measured on bench/quick_criteria.py's easy task: 97 % with a rebuild at 95 % or at 2x ran fastest of
+// 93-98 % and 1.5-2x.
+struct CachePolicy {
+  double target, keep, oversize;
+};
+constexpr CachePolicy kLossCache{0.95, 0.85, 3.0};   // oversize against the rows holding 90 %
+constexpr CachePolicy kImpurityCache{0.97, 0.95, 2.0};
+// Without a cache, Gini and entropy take subset 0 up to this share of the node's mass, and the cache serves
+// a node only when it holds at least kImpurityCacheShare of the node's mass.
+constexpr double kImpurityEta = 0.95;
+constexpr double kImpurityCacheShare = 0.9;
+// Auto does not even probe the pruned pass of Gini and entropy while 90 % of the mass takes more than a
+// quarter of the rows: subset 0 (95 % of the mass) would then be most rows, gathered, and no cache serves.
+// On bench/quick_criteria.py's hard task (mass90 stays above 0.4) each probe cost about 4 full layers.
+constexpr double kImpurityMostSpread = 0.25;
 
 // Sum of |q| over a node's rows.
 std::int64_t total_mass(const std::uint32_t* rows, std::size_t n_rows, const std::int64_t* q) {
@@ -44,8 +63,8 @@ std::int64_t histogram_total(const std::int64_t* parts, Criterion criterion) {
   return total;
 }
 
-bool QuickChooser::use_quick(double mass90_fraction) {
-  if (mass90_fraction > 0.5) return false;  // pruning cannot start before half the rows are in
+bool QuickChooser::use_quick(double mass90_fraction, double most_spread) {
+  if (mass90_fraction > most_spread) return false;  // pruning cannot start before most rows are in
   if (full_cost_ < 0) return false;         // measure the full scan first
   if (quick_cost_ < 0) return true;         // then the pruned pass once
   if (quick_cost_ < 0.9 * full_cost_) {
@@ -103,7 +122,8 @@ bool PrunedSearch::choose(int layer, const std::uint32_t* rows, std::size_t n_ro
   if (mode_ == QuickMode::kOff) return false;
   mass90_fraction = estimate_mass90_fraction(rows ? rows : identity_rows_.data(), n_rows, q);
   if (mode_ == QuickMode::kOn) return true;
-  return worth_pruning(n_rows, active_features) && chooser_[layer > 0].use_quick(mass90_fraction);
+  return worth_pruning(n_rows, active_features) &&
+         chooser_[layer > 0].use_quick(mass90_fraction, is_impurity(criterion_) ? kImpurityMostSpread : 0.5);
 }
 
 void PrunedSearch::record(int layer, bool quick, double seconds, std::size_t node_rows) {
@@ -113,8 +133,8 @@ void PrunedSearch::record(int layer, bool quick, double seconds, std::size_t nod
 void PrunedSearch::prepare_layer(const std::int64_t* q, double mass90_fraction, const std::uint32_t* leaf_of_row,
                                  std::int32_t& heavy_rebuilds) {
   leaf_of_row_ = leaf_of_row;
-  // Keeps heavy_ holding most of the |q| mass of the layer: rebuilds it (the heaviest rows up to 95 % of
-  // the mass) when it holds less than 85 %, or is far larger than the rows holding 90 %.
+  // Keeps heavy_ holding most of the |q| mass of the layer (CachePolicy).
+  const CachePolicy policy = is_impurity(criterion_) ? kImpurityCache : kLossCache;
   const std::size_t n = X_.n_samples;
   std::int64_t total = 0;
   for (std::size_t i = 0; i < n; ++i) total += abs64(q[i]);
@@ -122,15 +142,17 @@ void PrunedSearch::prepare_layer(const std::int64_t* q, double mass90_fraction, 
   if (!heavy_.empty()) {
     std::int64_t cached = 0;
     for (const std::uint32_t r : heavy_.rows) cached += abs64(q[r]);
-    const bool holds_enough = static_cast<double>(cached) >= 0.85 * static_cast<double>(total);
-    const bool oversized = mass90_fraction >= 0.0 &&
-                           static_cast<double>(heavy_.rows.size()) > 3.0 * mass90_fraction * static_cast<double>(n) + 64.0;
+    const bool holds_enough = static_cast<double>(cached) >= policy.keep * static_cast<double>(total);
+    const double needed = is_impurity(criterion_) ? estimate_mass_fraction(identity_rows_.data(), n, q, policy.target)
+                                                  : mass90_fraction;
+    const bool oversized =
+        needed >= 0.0 && static_cast<double>(heavy_.rows.size()) > policy.oversize * needed * static_cast<double>(n) + 64.0;
     if (holds_enough && !oversized) return;
   }
-  // The heaviest rows up to 95 % of the mass, if that is at most a quarter of the rows: else pruning
+  // The heaviest rows up to the target share, if they are at most a quarter of the rows: else pruning
   // rarely pays, and building the cache (a gather of every feature) would cost more than it saves.
   order_by_weight(identity_rows_.data(), n, q, heavy_rows_, heavy_values_);
-  const auto target = static_cast<std::int64_t>(0.95 * static_cast<double>(total));
+  const auto target = static_cast<std::int64_t>(policy.target * static_cast<double>(total));
   std::int64_t mass = 0;
   std::size_t m = 0;
   while (m < heavy_rows_.size() && mass < target) mass += abs64(heavy_values_[m++]);
@@ -184,18 +206,14 @@ SplitInfo PrunedSearch::search_impurity(const std::uint32_t* rows, std::size_t n
     abs_q_[rows[i]] = abs64(q[rows[i]]);
     total += q[rows[i]];
   }
-  // The rows after subset 0 add nearly their whole mass to an impurity (a light row on a balanced side
-  // raises T - S^2 / T by about its weight), so a prefix prunes only features whose error exceeds the best
-  // by more than the mass left: subset 0 holds kImpurityEta of the mass, and the cache serves only when it
-  // holds that much of the leaf's.
-  constexpr double kImpurityEta = 0.99;
+  // Subset 0 holds kImpurityEta of the mass, or the cache when it holds kImpurityCacheShare of the leaf's.
   QuickParams params = params_;
   params.eta = std::max(params.eta, kImpurityEta);
   if (cached) {
     const std::int64_t leaf_mass = total_mass(rows, n_rows, q);
     std::int64_t cached_mass = 0;
     for (const std::int64_t v : heavy_q_) cached_mass += abs64(v);
-    cached = static_cast<double>(cached_mass) >= kImpurityEta * static_cast<double>(leaf_mass);
+    cached = static_cast<double>(cached_mass) >= kImpurityCacheShare * static_cast<double>(leaf_mass);
   }
   ImpurityCache cache;
   if (cached) {
@@ -205,7 +223,7 @@ SplitInfo PrunedSearch::search_impurity(const std::uint32_t* rows, std::size_t n
   }
   const ImpurityCriterion c = criterion_ == Criterion::kGini ? ImpurityCriterion::kGini : ImpurityCriterion::kEntropy;
   return quick_impurity_split(X_, bins_, c, rows, n_rows, q, abs_q_.data(), abs_q_.data(), n_threads_, params, work,
-                              active_features, cached ? &cache : nullptr);
+                              active_features, cached ? &cache : nullptr, &scratch_.class_hists);
 }
 
 RootSplit PrunedSearch::root(const std::int64_t* v, std::size_t K, const std::vector<std::size_t>& class_begin,

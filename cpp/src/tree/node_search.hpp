@@ -43,7 +43,8 @@ std::int64_t histogram_total(const std::int64_t* parts, Criterion criterion);
 // runs never changes the tree.
 class QuickChooser {
  public:
-  bool use_quick(double mass90_fraction);
+  // `most_spread`: above this share of the rows holding 90 % of the mass, pruning is not even probed.
+  bool use_quick(double mass90_fraction, double most_spread = 0.5);
   void record(bool quick, double seconds, std::size_t node_rows);
 
  private:

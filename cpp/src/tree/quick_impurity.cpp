@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "tree/histogram.hpp"
+#include "tree/impurity_bound.hpp"
 #include "tree/quick_driver.hpp"
 #include "util/parallel.hpp"
 
@@ -34,6 +35,16 @@ std::int64_t variance_mass(std::int64_t s, std::int64_t t) {
 
 namespace {
 
+// A node's rows in the order the schedule reads them (heaviest first, cut into segments: subset 0 and the
+// chunks), with their s and t. For Gini and entropy each segment lists its rows with s > 0 first, from
+// second_class[j] on those with s < 0 (any order within a segment serves: the schedule reads segments
+// whole), so each class adds to its own histogram half.
+struct OrderedRows {
+  std::vector<std::uint32_t> rows;
+  std::vector<std::int64_t> s, t;
+  std::vector<std::size_t> second_class;  // per segment
+};
+
 // The non-empty bins of one feature's rows so far, ascending: what a bound scans.
 struct BinSteps {
   int n = 0;
@@ -42,28 +53,30 @@ struct BinSteps {
   std::int64_t missing_s = 0, missing_t = 0;
 };
 
-// The impurity criteria for the schedule of quick_driver.hpp. Histograms (s then t, kHistBins each) live in
-// per-thread buffers; finishing a feature adds subset 0 again (a re-read, not counted as work). With a
-// cache, subset 0 is the cached rows, read as prefix sums in bin order (as the loss criterion does).
+// The impurity criteria for the schedule of quick_driver.hpp. Each feature's histogram (in `store`, kept
+// across nodes) has two halves of kHistBins: for Gini and entropy the two classes' values (s > 0, then
+// s < 0: one add per row, and t = |s| follows), for the variance s then t. Without a cache it holds subset
+// 0 from the first pass on, so finishing a feature reads only its chunks. With a cache, subset 0 is the
+// cached rows, summed per bin in the cache's bin order (as the loss criterion does), and written to the
+// histogram only for the features that are finished.
 class ImpurityBound {
  public:
   using Bound = double;
   struct Progress {
     std::size_t f;
-    std::int64_t* h;             // s histogram, then t histogram
+    std::int64_t* h;             // the two halves above
     std::int64_t unchecked = 0;  // mass added since the bound was last computed
   };
 
   ImpurityBound(const data::BinnedMatrix& X, const data::BinMapper& bins, ImpurityCriterion criterion,
-                const std::vector<std::uint32_t>& rows, const std::int64_t* s, const std::int64_t* t,
-                const std::vector<std::int64_t>& prefix, const std::vector<std::size_t>& bounds, int n_threads,
-                const ImpurityCache* cache)
+                const OrderedRows& rows, const std::vector<std::int64_t>& prefix, const std::vector<std::size_t>& bounds,
+                std::int64_t* store, int n_threads, const ImpurityCache* cache)
       : X_(X), bins_(bins), criterion_(criterion),
-        kind_(criterion == ImpurityCriterion::kEntropy ? ImpurityKind::kEntropy : ImpurityKind::kPurity), rows_(rows),
-        s_(s), t_(t), prefix_(prefix), bounds_(bounds), cache_(cache),
-        n_heavy_(cache ? cache->rows->rows.size() : 0),
-        scratch_(static_cast<std::size_t>(util::resolve_threads(n_threads)) * (2 * kHistBins + 2 * (n_heavy_ + 1))),
-        results_(X.n_features) {}
+        kind_(criterion == ImpurityCriterion::kEntropy ? ImpurityKind::kEntropy : ImpurityKind::kPurity),
+        classes_(criterion != ImpurityCriterion::kVariance), rows_(rows),
+        prefix_(prefix), bounds_(bounds), store_(store), cache_(cache),
+        scratch_stride_(2 * kHistBins + (cache ? 2 * (cache->rows->rows.size() + 1) : 0)),
+        scratch_(static_cast<std::size_t>(util::resolve_threads(n_threads)) * scratch_stride_), results_(X.n_features) {}
 
   // The node's error without a split, and the margin a bound must exceed the best error by.
   double unsplit(std::int64_t S, std::int64_t T) {
@@ -78,9 +91,12 @@ class ImpurityBound {
     BinSteps steps;
     if (cache_) {
       cached_steps(f, steps);
-    } else {
-      Progress p = start(f);
+    } else {  // built in the thread's buffer (its cache lines stay close), kept in the feature's
+      Progress p{f, thread_buffer(), 0};
+      std::fill(p.h, p.h + 2 * kHistBins, 0);
+      add_rows(p, 0);
       histogram_steps(p, steps);
+      std::copy(p.h, p.h + 2 * kHistBins, histogram(f));
     }
     return lowest_error(steps, bounds_[1]);
   }
@@ -88,51 +104,44 @@ class ImpurityBound {
   bool loses(Bound prelim, Bound best) const { return prelim > best + margin_; }
 
   Progress start(std::size_t f) {
-    std::int64_t* h = thread_buffer();
-    std::fill(h, h + 2 * kHistBins, 0);
+    std::int64_t* h = histogram(f);
     Progress p{f, h, 0};
-    if (!cache_) {
-      add_rows(p, 0, bounds_[1]);
-      return p;
-    }
+    if (!cache_) return p;  // subset 0 is there since first_subset()
+    std::fill(h, h + 2 * kHistBins, 0);
     BinSteps steps;  // the cached rows' sums per bin into the histogram
     cached_steps(f, steps);
-    for (int i = 0; i < steps.n; ++i) {
-      h[steps.bin[i]] = steps.s[i];
-      h[kHistBins + steps.bin[i]] = steps.t[i];
-    }
-    h[bins_.missing_bin()] = steps.missing_s;
-    h[kHistBins + bins_.missing_bin()] = steps.missing_t;
+    for (int i = 0; i < steps.n; ++i) set_bin(h, steps.bin[i], steps.s[i], steps.t[i]);
+    set_bin(h, bins_.missing_bin(), steps.missing_s, steps.missing_t);
     return p;
   }
 
   void add(Progress& p, std::size_t j) {
-    add_rows(p, bounds_[j], bounds_[j + 1]);
+    add_rows(p, j);
     p.unchecked += prefix_[bounds_[j + 1]] - prefix_[bounds_[j]];
   }
 
-  // A new bound after chunks 1, 2, 4, 8, ... but the last, unless the error cannot exceed `best` yet: every split's
-  // error is at most the error ceiling of the rows so far (purity: their mass; entropy: T ln 2), and a
-  // Gini error grows by at most 4x the mass added (a row of weight b moves T by b and S^2 / T by at most
-  // 3b), so the best candidate's error is at most prelim + 4 x unchecked.
+  // A new bound after chunks 1, 2, 4, 8, ... but the last (measured faster than after every chunk), unless
+  // it cannot exceed `best` yet. Gini: the completed bound grows by at most 8x the mass added (a row that
+  // was counted on one side and lands on the other moves each side's error by at most 4x its mass). The
+  // variance: every split's error on the rows so far is at most their mass.
   void refresh(Progress& p, std::size_t j, Bound& prelim, Bound best) {
-    if (j + 2 >= bounds_.size() || ceiling(bounds_[j + 1]) <= best) return;
-    if ((j & (j - 1)) != 0) return;  // chunks 1, 2, 4, 8, ...: measured faster than every chunk
-    if (criterion_ == ImpurityCriterion::kGini && prelim + 4.0 * static_cast<double>(p.unchecked) <= best) return;
+    if (j + 2 >= bounds_.size() || (j & (j - 1)) != 0) return;
+    if (criterion_ == ImpurityCriterion::kGini && prelim + 8.0 * static_cast<double>(p.unchecked) <= best) return;
+    if (criterion_ == ImpurityCriterion::kVariance && static_cast<double>(prefix_[bounds_[j + 1]]) <= best) return;
     p.unchecked = 0;
     BinSteps steps;
     histogram_steps(p, steps);
-    const double screen = loss_screen(steps);
-    if (screen > best + margin_) {  // already loses: the exact bound (at least the screen) is not needed
-      prelim = screen;
-      return;
-    }
     prelim = lowest_error(steps, bounds_[j + 1]);
   }
 
   bool complete(Progress& p, Bound& error) {
     SplitInfo& r = results_[p.f];
-    r = impurity_split(criterion_, p.h, p.h + kHistBins, bins_.n_value_bins(p.f), bins_.missing_bin(),
+    std::int64_t st[2 * kHistBins];  // s then t
+    for (int b = 0; b < kHistBins; ++b) {
+      st[b] = bin_s(p.h, b);
+      st[kHistBins + b] = bin_t(p.h, b);
+    }
+    r = impurity_split(criterion_, st, st + kHistBins, bins_.n_value_bins(p.f), bins_.missing_bin(),
                        static_cast<std::int32_t>(p.f));
     // gini_gain = scale x (left + right - unsplit side scores): scale 1/2 for Gini and variance.
     const double scale = criterion_ == ImpurityCriterion::kEntropy ? 1.0 : 0.5;
@@ -154,23 +163,32 @@ class ImpurityBound {
  private:
   // The error's term that does not depend on the split, for the first m rows: their mass (purity kind).
   double base(std::size_t m) const { return kind_ == ImpurityKind::kPurity ? static_cast<double>(prefix_[m]) : 0.0; }
-  // The most any split's error on the first m rows can be (prefix = T for the entropy, whose mass is t).
-  double ceiling(std::size_t m) const {
-    return kind_ == ImpurityKind::kPurity ? static_cast<double>(prefix_[m]) : std::log(2.0) * static_cast<double>(prefix_[m]);
-  }
-
-  void add_rows(Progress& p, std::size_t begin, std::size_t end) const {
+  // Segment j's rows (subset 0 or chunk j) into the histogram halves, by the interleaved kernel.
+  void add_rows(Progress& p, std::size_t j) const {
     const std::uint8_t* column = X_.column(p.f);
-    for (std::size_t i = begin; i < end; ++i) {
-      const std::uint32_t r = rows_[i];
-      p.h[column[r]] += s_[r];
-      p.h[kHistBins + column[r]] += t_[r];
+    const std::size_t begin = bounds_[j], end = bounds_[j + 1];
+    const std::uint32_t* r = rows_.rows.data();
+    const std::int64_t* s = rows_.s.data();
+    if (classes_) {  // the segment's rows with s > 0, then those with s < 0
+      const std::size_t mid = rows_.second_class[j];
+      accumulate_gather(column, r + begin, s + begin, mid - begin, p.h);
+      accumulate_gather(column, r + mid, s + mid, end - mid, p.h + kHistBins);
+      return;
     }
+    accumulate_gather(column, r + begin, s + begin, end - begin, p.h);
+    accumulate_gather(column, r + begin, rows_.t.data() + begin, end - begin, p.h + kHistBins);
   }
 
-  std::int64_t* thread_buffer() {
-    return &scratch_[static_cast<std::size_t>(util::thread_index()) * (2 * kHistBins + 2 * (n_heavy_ + 1))];
+  // A bin's sums s and t from the histogram halves, and the halves from them.
+  std::int64_t bin_s(const std::int64_t* h, int b) const { return classes_ ? h[b] + h[kHistBins + b] : h[b]; }
+  std::int64_t bin_t(const std::int64_t* h, int b) const { return classes_ ? h[b] - h[kHistBins + b] : h[kHistBins + b]; }
+  void set_bin(std::int64_t* h, int b, std::int64_t s, std::int64_t t) const {
+    h[b] = classes_ ? (t + s) / 2 : s;
+    h[kHistBins + b] = classes_ ? (s - t) / 2 : t;
   }
+
+  std::int64_t* histogram(std::size_t f) const { return store_ + f * 2 * kHistBins; }
+  std::int64_t* thread_buffer() { return &scratch_[static_cast<std::size_t>(util::thread_index()) * scratch_stride_]; }
 
   // The histogram's non-empty value bins, and its missing bin.
   void histogram_steps(const Progress& p, BinSteps& steps) const {
@@ -179,23 +197,38 @@ class ImpurityBound {
     for (int b = 0; b < n_value_bins; ++b)
       if (p.h[b] != 0 || p.h[kHistBins + b] != 0) {
         steps.bin[steps.n] = b;
-        steps.s[steps.n] = p.h[b];
-        steps.t[steps.n++] = p.h[kHistBins + b];
+        steps.s[steps.n] = bin_s(p.h, b);
+        steps.t[steps.n++] = bin_t(p.h, b);
       }
-    steps.missing_s = p.h[missing];
-    steps.missing_t = p.h[kHistBins + missing];
+    steps.missing_s = bin_s(p.h, missing);
+    steps.missing_t = bin_t(p.h, missing);
   }
 
-  // The cached rows' sums per non-empty bin of feature f, from prefix sums in the cache's bin order.
+  // The cached rows' sums per non-empty bin of feature f, from prefix sums in the cache's bin order (the
+  // rows grouped by bin: HeavyRows::perm).
   void cached_steps(std::size_t f, BinSteps& steps) {
     const HeavyRows& heavy = *cache_->rows;
-    const std::uint16_t* perm = &heavy.perm[f * n_heavy_];
+    const std::size_t n_heavy = heavy.rows.size();
+    const std::uint16_t* perm = &heavy.perm[f * n_heavy];
     std::int64_t* cum_s = thread_buffer() + 2 * kHistBins;
-    std::int64_t* cum_t = cum_s + n_heavy_ + 1;
+    std::int64_t* cum_t = cum_s + n_heavy + 1;
+    std::int64_t run_s = 0, run_t = 0;  // in registers: the stores below cannot alias them
     cum_s[0] = cum_t[0] = 0;
-    for (std::size_t i = 0; i < n_heavy_; ++i) {
-      cum_s[i + 1] = cum_s[i] + cache_->s[perm[i]];
-      cum_t[i + 1] = cum_t[i] + cache_->t[perm[i]];
+    if (classes_) {  // t = |s|: one load per row
+      for (std::size_t i = 0; i < n_heavy; ++i) {
+        const std::int64_t v = cache_->s[perm[i]];
+        run_s += v;
+        run_t += abs64(v);
+        cum_s[i + 1] = run_s;
+        cum_t[i + 1] = run_t;
+      }
+    } else {
+      for (std::size_t i = 0; i < n_heavy; ++i) {
+        run_s += cache_->s[perm[i]];
+        run_t += cache_->t[perm[i]];
+        cum_s[i + 1] = run_s;
+        cum_t[i + 1] = run_t;
+      }
     }
     steps.n = 0;
     steps.missing_s = steps.missing_t = 0;
@@ -215,18 +248,30 @@ class ImpurityBound {
     }
   }
 
+  // A lower bound on the error of every split of the feature on the whole node, from the first m rows'
+  // steps: the completed bound (impurity_bound.hpp) for Gini and entropy, the rows' own for the variance.
   double lowest_error(const BinSteps& steps, std::size_t m) const {
-    return base(m) - (kind_ == ImpurityKind::kEntropy ? highest_entropy_score(steps) : highest_purity(steps));
+    double ls[kHistBins + 1], lt[kHistBins + 1];
+    const PrefixCandidates c = candidates(steps, ls, lt);
+    if (criterion_ == ImpurityCriterion::kVariance) return base(m) - highest_purity(c);
+    // The unread rows' class masses: the node's sums less the rows read (t = |s| per row: both even).
+    std::int64_t read_s = steps.missing_s, read_t = steps.missing_t;
+    for (int i = 0; i < steps.n; ++i) {
+      read_s += steps.s[i];
+      read_t += steps.t[i];
+    }
+    const std::int64_t rest_s = S_ - read_s, rest_t = T_ - read_t;
+    const auto kind = criterion_ == ImpurityCriterion::kGini ? ClassImpurity::kGini : ClassImpurity::kEntropy;
+    return completed_lower_bound(kind, c, static_cast<double>((rest_t + rest_s) / 2),
+                                 static_cast<double>((rest_t - rest_s) / 2));
   }
 
-  // The highest summed side score over every candidate the full search may take on the whole node,
-  // whatever the rows so far hold (extra candidates only lower the bound): nothing or only NaN on the
-  // left (position 0), then at each non-empty bin NaN right and NaN left (a threshold at an empty bin
-  // repeats the previous one's candidates). Sums are rounded to double first, so the loop over candidates
-  // vectorises: a bound, whose rounding the pruning margin covers. purity[2i] and purity[2i + 1] hold the
-  // two candidates at position i.
-  static int candidate_purities(const BinSteps& steps, double* purity) {
-    double ls[kHistBins + 1], lt[kHistBins + 1];
+  // Every candidate the full search may take on the whole node, whatever the rows so far hold (extra
+  // candidates only lower a bound): nothing or only NaN on the left (position 0), then at each non-empty
+  // bin NaN right and NaN left (a threshold at an empty bin repeats the previous one's candidates). Sums
+  // are rounded to double, so the loops over candidates vectorise: a bound, whose rounding the pruning
+  // margin covers.
+  static PrefixCandidates candidates(const BinSteps& steps, double* ls, double* lt) {
     std::int64_t run_s = 0, run_t = 0;
     ls[0] = lt[0] = 0.0;
     for (int i = 0; i < steps.n; ++i) {
@@ -235,75 +280,21 @@ class ImpurityBound {
       ls[i + 1] = static_cast<double>(run_s);
       lt[i + 1] = static_cast<double>(run_t);
     }
-    const double vs = static_cast<double>(run_s), vt = static_cast<double>(run_t);
-    const double ms = static_cast<double>(steps.missing_s), mt = static_cast<double>(steps.missing_t);
-    const int n = steps.n + 1;
-    for (int i = 0; i < n; ++i) {  // S^2 / max(T, 1): an empty side (T = 0) has S = 0
-      const double rs = vs - ls[i], rt = vt - lt[i];
-      purity[2 * i] = ls[i] * ls[i] / std::max(lt[i], 1.0) + (rs + ms) * (rs + ms) / std::max(rt + mt, 1.0);
-      purity[2 * i + 1] = (ls[i] + ms) * (ls[i] + ms) / std::max(lt[i] + mt, 1.0) + rs * rs / std::max(rt, 1.0);
-    }
-    return 2 * n;
+    return {ls, lt, steps.n + 1, static_cast<double>(run_s), static_cast<double>(run_t),
+            static_cast<double>(steps.missing_s), static_cast<double>(steps.missing_t)};
   }
 
-  // A cheaper lower bound for Gini and entropy, in integers: S^2 / T <= |S| for a side (|S| <= T), so the
-  // Gini error T - S^2 / T is at least T - |S|, and the entropy at least ln 2 x the Gini error. The
-  // weighted error's scan (no division, no logarithm) then bounds both. -infinity for the variance.
-  double loss_screen(const BinSteps& steps) const {
-    if (criterion_ == ImpurityCriterion::kVariance) return -std::numeric_limits<double>::infinity();
-    std::int64_t vs = 0, vt = 0;
-    for (int i = 0; i < steps.n; ++i) {
-      vs += steps.s[i];
-      vt += steps.t[i];
-    }
-    const std::int64_t ms = steps.missing_s, total = vt + steps.missing_t;
-    std::int64_t best = std::max(abs64(vs + ms), abs64(ms) + abs64(vs)), ls = 0;
-    for (int i = 0; i < steps.n; ++i) {
-      ls += steps.s[i];
-      best = std::max(best, std::max(abs64(ls) + abs64(vs - ls + ms), abs64(ls + ms) + abs64(vs - ls)));
-    }
-    const double gini = static_cast<double>(total - best);
-    return criterion_ == ImpurityCriterion::kEntropy ? std::log(2.0) * gini * (1.0 - 1e-12) : gini;
-  }
-
-  static double highest_purity(const BinSteps& steps) {
+  // The highest summed side score S^2 / max(T, 1) over the candidates (an empty side has S = 0).
+  static double highest_purity(const PrefixCandidates& c) {
     double purity[2 * (kHistBins + 1)];
-    const int n = candidate_purities(steps, purity);
+    const double vs = c.values_s, vt = c.values_t, ms = c.missing_s, mt = c.missing_t;
+    for (int i = 0; i < c.n_positions; ++i) {
+      const double ls = c.left_s[i], lt = c.left_t[i], rs = vs - ls, rt = vt - lt;
+      purity[2 * i] = ls * ls / std::max(lt, 1.0) + (rs + ms) * (rs + ms) / std::max(rt + mt, 1.0);
+      purity[2 * i + 1] = (ls + ms) * (ls + ms) / std::max(lt + mt, 1.0) + rs * rs / std::max(rt, 1.0);
+    }
     double best = -std::numeric_limits<double>::infinity();
-    for (int i = 0; i < n; ++i) best = purity[i] > best ? purity[i] : best;
-    return best;
-  }
-
-  // The entropy screens each candidate by its purity first: a side's entropy is at least ln 2 x its Gini
-  // error T - S^2 / T (binary entropy in bits >= 4 p (1 - p)), so the candidate's score (its negated
-  // entropy) is at most -ln 2 (T_total - purity), and one whose screen already loses to the best exact
-  // score needs no logarithm. Exact scores come from the integer sums.
-  static double highest_entropy_score(const BinSteps& steps) {
-    double purity[2 * (kHistBins + 1)];
-    const int n = candidate_purities(steps, purity);
-    // Left sums at each position (the integer sums the exact scores use).
-    std::int64_t ls[kHistBins + 1], lt[kHistBins + 1];
-    ls[0] = lt[0] = 0;
-    for (int i = 0; i < steps.n; ++i) {
-      ls[i + 1] = ls[i] + steps.s[i];
-      lt[i + 1] = lt[i] + steps.t[i];
-    }
-    const std::int64_t vs = ls[steps.n], vt = lt[steps.n], ms = steps.missing_s, mt = steps.missing_t;
-    const double total = static_cast<double>(vt + mt);
-    auto score = [&](int c) {
-      const int i = c / 2;
-      return c % 2 == 0 ? negentropy(ls[i], lt[i]) + negentropy(vs - ls[i] + ms, vt - lt[i] + mt)
-                        : negentropy(ls[i] + ms, lt[i] + mt) + negentropy(vs - ls[i], vt - lt[i]);
-    };
-    // The purest candidate first (usually the entropy's best too), so the screen skips most others.
-    const int seed = static_cast<int>(std::max_element(purity, purity + n) - purity);
-    double best = score(seed);
-    for (int c = 0; c < n; ++c) {
-      // Its Gini error, rounded down by far more than the doubles' rounding (so the screen stays above the score).
-      const double gini_error = std::max(0.0, (total - purity[c]) * (1.0 - 1e-9) - 1e-12 * total);
-      if (c == seed || -std::log(2.0) * gini_error <= best) continue;
-      best = std::max(best, score(c));
-    }
+    for (int i = 0; i < 2 * c.n_positions; ++i) best = purity[i] > best ? purity[i] : best;
     return best;
   }
 
@@ -311,14 +302,14 @@ class ImpurityBound {
   const data::BinMapper& bins_;
   ImpurityCriterion criterion_;
   ImpurityKind kind_;
-  const std::vector<std::uint32_t>& rows_;
-  const std::int64_t* s_;
-  const std::int64_t* t_;
+  bool classes_;  // Gini or entropy: s = +-t per row
+  const OrderedRows& rows_;
   const std::vector<std::int64_t>& prefix_;
   const std::vector<std::size_t>& bounds_;
+  std::int64_t* store_;
   const ImpurityCache* cache_;
-  std::size_t n_heavy_;
-  std::vector<std::int64_t> scratch_;  // per thread: the histogram, then the cache's prefix sums
+  std::size_t scratch_stride_;
+  std::vector<std::int64_t> scratch_;  // per thread: a histogram, then the cache's prefix sums
   std::vector<SplitInfo> results_;
   std::int64_t S_ = 0, T_ = 0;  // the node's sums
   double margin_ = 0.0;
@@ -329,7 +320,8 @@ class ImpurityBound {
 SplitInfo quick_impurity_split(const data::BinnedMatrix& X, const data::BinMapper& bins, ImpurityCriterion criterion,
                                const std::uint32_t* rows, std::size_t n, const std::int64_t* s, const std::int64_t* t,
                                const std::int64_t* mass, int n_threads, const QuickParams& params, QuickWork& work,
-                               const std::uint8_t* active_features, const ImpurityCache* cache) {
+                               const std::uint8_t* active_features, const ImpurityCache* cache,
+                               std::vector<std::int64_t>* histograms) {
   // Rows heaviest first by mass, cached rows apart (subset 0). Rows without mass have s = 0, t >= 0 (only
   // the variance's weight W, which they add to the bound's and the full search's sums alike): they come last.
   const std::uint8_t* cached = cache ? cache->rows->member.data() : nullptr;
@@ -359,7 +351,25 @@ SplitInfo quick_impurity_split(const data::BinnedMatrix& X, const data::BinMappe
   std::size_t n_active = n_features;
   if (active_features) n_active = static_cast<std::size_t>(std::count(active_features, active_features + n_features, 1));
   work.bin_accumulations += static_cast<std::int64_t>((cached_in_node + bounds[1]) * n_active);
-  ImpurityBound c(X, bins, criterion, ordered, s, t, prefix, bounds, n_threads, cache);
+  std::vector<std::int64_t> local;
+  std::vector<std::int64_t>& store = histograms ? *histograms : local;
+  if (store.size() < n_features * 2 * kHistBins) store.resize(n_features * 2 * kHistBins);
+  OrderedRows segments;
+  segments.rows.reserve(ordered.size());
+  for (std::size_t j = 0; j + 1 < bounds.size(); ++j) {
+    for (int pass = 0; pass < 2; ++pass) {  // Gini and entropy: s > 0, then s < 0; the variance: one pass
+      if (pass == 1) segments.second_class.push_back(segments.rows.size());
+      for (std::size_t i = bounds[j]; i < bounds[j + 1]; ++i) {
+        const std::uint32_t r = ordered[i];
+        const bool take = criterion == ImpurityCriterion::kVariance ? pass == 0 : (s[r] > 0) == (pass == 0);
+        if (!take) continue;
+        segments.rows.push_back(r);
+        segments.s.push_back(s[r]);
+        if (criterion == ImpurityCriterion::kVariance) segments.t.push_back(t[r]);
+      }
+    }
+  }
+  ImpurityBound c(X, bins, criterion, segments, prefix, bounds, store.data(), n_threads, cache);
   const double unsplit = c.unsplit(S, T);
   const std::size_t first_rows = bounds[1] + (cache ? cache->rows->rows.size() : 0);
   run_quick_schedule(c, bounds, n_features, active_features, n_threads,
