@@ -15,6 +15,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from rebelboost import _core
 from rebelboost._monitor import METRICS, TrainingMonitor
+from rebelboost._registry import register
+from rebelboost.serialization import save as _save_model
 from rebelboost._validation import (
     MAX_ESTIMATORS,
     check_binary_classes,
@@ -46,6 +48,13 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
     """Common base: subclasses set ``_loss`` and may override ``_check_classes``."""
 
     _loss = "adaboost"
+
+    def __init_subclass__(cls, **kwargs):
+        # A class with a loss of its own is one a model file can name (serialization finds it in _registry);
+        # subclasses that inherit their loss (the Dask estimators) are not.
+        super().__init_subclass__(**kwargs)
+        if "_loss" in cls.__dict__:
+            register(cls)
 
     # ---- parameters ------------------------------------------------------------------------------
     # The one place where parameters are checked: scikit-learn's machinery applies these constraints in
@@ -528,9 +537,7 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
     # ---- persistence -----------------------------------------------------------------------------
     def save(self, path):
         """Write the fitted model to ``path`` in rebelboost's binary format (atomic: temp file + rename)."""
-        from rebelboost.serialization import save
-
-        save(self, path)
+        _save_model(self, path)
 
     def __getstate__(self):
         state = super().__getstate__() if hasattr(super(), "__getstate__") else dict(self.__dict__)

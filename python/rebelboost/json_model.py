@@ -12,12 +12,9 @@ import json
 import numpy as np
 
 from rebelboost import _core
-from rebelboost.serialization import ModelFileError, _restore
+from rebelboost.serialization import SCHEMA, SCHEMA_VERSION, ModelFileError, _restore
 
 __all__ = ["from_json", "SCHEMA", "SCHEMA_VERSION"]
-
-SCHEMA = "rebelboost.model"
-SCHEMA_VERSION = 1
 
 # Node arrays of a tree: numpy kinds accepted ("i": integers, "f": numbers) and the range of integers.
 _INT32 = (-(2**31), 2**31 - 1)

@@ -13,11 +13,14 @@ import numpy as np
 
 from rebelboost import _core
 from rebelboost._paths import check_path
+from rebelboost._registry import estimator_class
 from rebelboost._validation import validate_parameters
 
 __all__ = ["save", "load", "to_json", "ModelFileError"]
 
 ModelFileError = _core.ModelFileError
+SCHEMA = "rebelboost.model"  # to_json's document (docs/guide/json_schema.md); json_model reads it back
+SCHEMA_VERSION = 1
 _METADATA_VERSION = 1
 _PAIRS = "__pairs__"  # a dict with (true, predicted) keys, such as REBEL's cost_matrix, as a JSON list
 _ITEMS = "__items__"  # a dict with label keys that JSON would turn into strings, such as class_weight
@@ -43,14 +46,6 @@ def _from_plain(value):
         except TypeError:
             raise ModelFileError(f"corrupt model file metadata: bad {_ITEMS} entry") from None
     return value
-
-
-def _registry():
-    from rebelboost.adaboost import AdaBoostClassifier
-    from rebelboost.rebel import REBELClassifier
-    from rebelboost.veb import VEBBoostClassifier
-
-    return {cls.__name__: cls for cls in (AdaBoostClassifier, REBELClassifier, VEBBoostClassifier)}
 
 
 def _plain(value):
@@ -152,11 +147,10 @@ def _restore(model):
                        "text") from None
     if not isinstance(meta, dict) or "estimator" not in meta or "classes" not in meta:
         raise ModelFileError("model file has no estimator metadata (was it written by rebelboost's Python API?)")
-    registry = _registry()
     name = meta["estimator"]
-    if not isinstance(name, str) or name not in registry:
+    cls = estimator_class(name) if isinstance(name, str) else None
+    if cls is None:
         raise ModelFileError(f"model file names unknown estimator {name!r}")
-    cls = registry[name]
     if model.loss_key != cls._loss:
         raise ModelFileError(f"model file names estimator {name} but holds a {model.loss} model")
     params = meta.get("params", {})
@@ -287,8 +281,6 @@ def _row_chunks(array):
 def _write_json(estimator, out):
     """The document of to_json, written to `out` a chunk of learners at a time (the same text as
     json.dumps(document, indent=1) of the whole document)."""
-    from rebelboost.json_model import SCHEMA, SCHEMA_VERSION
-
     model = estimator._model
     cascade = model.cascade
     names = getattr(estimator, "feature_names_in_", None)
