@@ -93,3 +93,9 @@ def test_the_registry_holds_the_estimators_a_file_can_name():
     assert set(_registry._CLASSES) == set(names)  # not the base classes, nor the Dask estimators
     assert _registry.estimator_class("BaseBoostingClassifier") is None
 
+
+def test_the_extension_holds_no_test_only_stage():
+    # The similarity selection's stages are bound for the tests in _rebelboost_testing, never in the wheel.
+    from rebelboost import _core
+
+    assert not [name for name in dir(_core) if name.startswith("similarity_")]
