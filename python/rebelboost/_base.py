@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import numbers
 import warnings
+from collections.abc import Iterator, Sequence
 from numbers import Integral, Real
+from typing import TYPE_CHECKING, Any, Literal, Union, overload
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.exceptions import ConvergenceWarning
@@ -28,7 +31,15 @@ from rebelboost._validation import (
     split_validation,
 )
 
+if TYPE_CHECKING:
+    from os import PathLike
+
+    from typing_extensions import Self
+
 __all__ = ["BaseBoostingClassifier", "BinaryBoostingClassifier"]
+
+# fit's eval_set: (X, y) or (X, y, sample_weight) tuples, or one such tuple.
+EvalSet = Union[tuple[Any, ...], Sequence[tuple[Any, ...]]]
 
 _STAGED_OUTPUT_BYTES = 1 << 24  # staged prediction holds at most this many bytes of learner outputs at a time
 _MIN_CASCADE_ROWS = 2  # calibrate_cascade: validation rows needed (README "Limits")
@@ -49,7 +60,16 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
 
     _loss = "adaboost"
 
-    def __init_subclass__(cls, **kwargs):
+    # Fitted attributes (set by fit; documented on each estimator).
+    classes_: NDArray[Any]
+    n_features_in_: int
+    feature_names_in_: NDArray[np.object_]
+    fit_info_: dict[str, Any]
+    evals_result_: dict[str, dict[str, NDArray[np.float64]]]
+    best_iteration_: int | None
+    cascade_report_: dict[str, Any]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
         # A class with a loss of its own is one a model file can name (serialization finds it in _registry);
         # subclasses that inherit their loss (the Dask estimators) are not.
         super().__init_subclass__(**kwargs)
@@ -120,7 +140,8 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
         """Hook: binary estimators reject anything but 2 classes."""
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y, sample_weight=None, eval_set=None):
+    def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None,
+            eval_set: EvalSet | None = None) -> Self:
         """Fit on X (n_samples, n_features; NaN = missing) and labels y of any type.
 
         Parameters
@@ -218,7 +239,7 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
         if self.early_stopping and self.best_iteration_ is not None:
             self._model = self._model.truncated(self.best_iteration_)
 
-    def truncate(self, n_iter):
+    def truncate(self, n_iter: int) -> Self:
         """Keep only the first ``n_iter`` trees (in place; returns self). ``warm_start=True`` then grows the
         model again exactly as training more trees at once would. A calibrated cascade keeps the thresholds of
         the checkpoints before the cut, but its certificate was for the whole model: ``cascade_report_`` is
@@ -255,7 +276,8 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
         threads = 1 if X.shape[0] <= 256 else self._threads()
         return model, X, threads, n_trees
 
-    def decision_function(self, X, n_iter=None, *, pred_contrib=False):
+    def decision_function(self, X: ArrayLike, n_iter: int | None = None, *,
+                          pred_contrib: bool = False) -> NDArray[np.float64]:
         """Scores H(x) = a_0 + sum_t f_t(x) a_t: shape (n_samples,) for binary models.
 
         n_iter : int, optional. Use only the first ``n_iter`` trees (0 to ``n_estimators_``; None: all).
@@ -281,7 +303,16 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
         """Hook: the core's (n, K, d + 1) contributions in the shape of decision_function's scores."""
         return contributions[:, 0, :] if contributions.shape[1] == 1 else contributions
 
-    def predict(self, X, n_iter=None, *, early_exit=False, cascade=False, return_n_learners=False):
+    @overload
+    def predict(self, X: ArrayLike, n_iter: int | None = None, *, early_exit: bool = False, cascade: bool = False,
+                return_n_learners: Literal[False] = False) -> NDArray[Any]: ...
+
+    @overload
+    def predict(self, X: ArrayLike, n_iter: int | None = None, *, early_exit: bool = False, cascade: bool = False,
+                return_n_learners: Literal[True]) -> tuple[NDArray[Any], NDArray[np.uint32]]: ...
+
+    def predict(self, X: ArrayLike, n_iter: int | None = None, *, early_exit: bool = False, cascade: bool = False,
+                return_n_learners: bool = False) -> NDArray[Any] | tuple[NDArray[Any], NDArray[np.uint32]]:
         """Predicted class labels (from ``classes_``); ``n_iter`` as in decision_function.
 
         early_exit : bool, default=False
@@ -302,8 +333,9 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
         return self.classes_.take(result)
 
     # ---- soft cascade ----------------------------------------------------------------------------
-    def calibrate_cascade(self, X, y, *, max_accuracy_loss=None, max_disagreement=None, min_recall=None, every=None,
-                          confidence=0.95):
+    def calibrate_cascade(self, X: ArrayLike, y: ArrayLike, *, max_accuracy_loss: float | None = None,
+                          max_disagreement: float | None = None, min_recall: float | None = None,
+                          every: int | None = None, confidence: float = 0.95) -> Self:
         """Calibrate a soft cascade (thesis §2.2, Bourdev and Brandt) whose target holds on new rows.
 
         After every ``every`` learners, a row whose class the exact early-exit bound decides leaves; else it
@@ -379,7 +411,7 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
         return self
 
     @property
-    def cascade_(self):
+    def cascade_(self) -> dict[str, Any] | None:
         """The soft cascade: None, or {"every": int, "thresholds": (n_checkpoints, n_classes) array} where a
         row leaves with class k at checkpoint c (after (c + 1) * every learners) when its margin for k reaches
         thresholds[c, k] (binary: the score for classes_[1], minus the score for classes_[0]; more classes:
@@ -388,7 +420,7 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
         cascade = self._model.cascade
         return None if cascade is None else {"every": cascade[0], "thresholds": cascade[1]}
 
-    def staged_decision_function(self, X):
+    def staged_decision_function(self, X: ArrayLike) -> Iterator[NDArray[np.float64]]:
         """Yield the scores after each of the ``n_estimators_`` stages (1, 2, ..., T learners)."""
         check_is_fitted(self)
         X = check_predict_data(self, X)
@@ -402,21 +434,21 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
                 scores += outputs[:, t, None].astype(np.float64) * steps[first + t][None, :]
                 yield self._present_scores(scores[:, 0].copy() if self._model.n_outputs == 1 else scores.copy())
 
-    def staged_predict(self, X):
+    def staged_predict(self, X: ArrayLike) -> Iterator[NDArray[Any]]:
         """Yield the predicted labels after each stage."""
         for scores in self.staged_decision_function(X):
             yield self._scores_to_labels(scores)
 
-    def staged_predict_proba(self, X):
+    def staged_predict_proba(self, X: ArrayLike) -> Iterator[NDArray[np.float64]]:
         """Yield ``predict_proba`` after each stage."""
         for scores in self.staged_decision_function(X):
             yield self._probabilities(scores)
 
-    def predict_proba(self, X, n_iter=None):
+    def predict_proba(self, X: ArrayLike, n_iter: int | None = None) -> NDArray[np.float64]:
         """Class probabilities, columns in the order of ``classes_``; ``n_iter`` as in decision_function."""
         return self._probabilities(self.decision_function(X, n_iter=n_iter))
 
-    def predict_log_proba(self, X, n_iter=None):
+    def predict_log_proba(self, X: ArrayLike, n_iter: int | None = None) -> NDArray[np.float64]:
         """Logarithm of ``predict_proba``."""
         with np.errstate(divide="ignore"):
             return np.log(self.predict_proba(X, n_iter=n_iter))
@@ -457,13 +489,13 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
 
     # ---- fitted attributes -----------------------------------------------------------------------
     @property
-    def n_estimators_(self):
+    def n_estimators_(self) -> int:
         """Number of weak learners actually fitted (training stops early when a learner has no edge)."""
         check_is_fitted(self)
         return self._model.n_learners
 
     @property
-    def feature_importances_(self):
+    def feature_importances_(self) -> NDArray[np.float64]:
         """Split gains weighted by each tree's ``|step|_1``, normalised to sum 1 (zeros if nothing split): the same
         as ``feature_importances("weighted_gain")``. Tree models only: a similarity compares whole rows and
         splits no feature (AttributeError, so ``hasattr`` is False)."""
@@ -473,7 +505,7 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
                                  "(see learners_ and explain())")
         return self._model.feature_importances()
 
-    def feature_importances(self, importance_type="gain", *, normalize=True):
+    def feature_importances(self, importance_type: str = "gain", *, normalize: bool = True) -> NDArray[np.float64]:
         """Per-feature importances of a tree model, shape ``(n_features_in_,)``, float64.
 
         importance_type : "gain", "split" or "weighted_gain", default="gain"
@@ -520,7 +552,7 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
         return importance
 
     @property
-    def estimator_weights_(self):
+    def estimator_weights_(self) -> NDArray[np.float64]:
         """Step a_t of every learner: ``(n_estimators_,)`` for binary models, ``(n_estimators_, K)`` otherwise."""
         check_is_fitted(self)
         steps = self._model.steps()
@@ -535,7 +567,7 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
         return tags
 
     # ---- persistence -----------------------------------------------------------------------------
-    def save(self, path):
+    def save(self, path: str | PathLike[str]) -> None:
         """Write the fitted model to ``path`` in rebelboost's binary format (atomic: temp file + rename)."""
         _save_model(self, path)
 

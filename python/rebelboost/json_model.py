@@ -8,11 +8,15 @@ values, limits). Any problem is a ``ModelFileError`` (a ``ValueError``) naming t
 from __future__ import annotations
 
 import json
+from typing import IO, TYPE_CHECKING
 
 import numpy as np
 
 from rebelboost import _core
 from rebelboost.serialization import SCHEMA, SCHEMA_VERSION, ModelFileError, _restore
+
+if TYPE_CHECKING:
+    from rebelboost._base import BaseBoostingClassifier
 
 __all__ = ["from_json", "SCHEMA", "SCHEMA_VERSION"]
 
@@ -110,7 +114,7 @@ def _metadata(doc):
         raise _bad(f"metadata cannot be stored ({exc})") from None
 
 
-def from_json(document):
+def from_json(document: str | bytes | IO[str] | IO[bytes]) -> BaseBoostingClassifier:
     """A fitted estimator from a JSON document written by ``to_json`` (a str, bytes or a text stream).
 
     Predictions are those of the estimator that was exported, bit for bit. The document is checked as a

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import collections
 import json
+from typing import IO, TYPE_CHECKING, overload
 
 import numpy as np
 
@@ -15,6 +16,11 @@ from rebelboost import _core
 from rebelboost._paths import check_path
 from rebelboost._registry import estimator_class
 from rebelboost._validation import validate_parameters
+
+if TYPE_CHECKING:
+    from os import PathLike
+
+    from rebelboost._base import BaseBoostingClassifier
 
 __all__ = ["save", "load", "to_json", "ModelFileError"]
 
@@ -89,7 +95,7 @@ def _metadata(estimator):
     return json.dumps(meta, sort_keys=True).encode("utf-8")
 
 
-def save(estimator, path):
+def save(estimator: BaseBoostingClassifier, path: str | PathLike[str]) -> None:
     """Write a fitted estimator to ``path`` (atomic: temporary file in the same folder, then rename).
 
     A path holding a NUL byte is a ValueError, one naming a directory, FIFO, socket or device an OSError
@@ -197,7 +203,7 @@ def _restore(model):
     return estimator
 
 
-def load(path):
+def load(path: str | PathLike[str]) -> BaseBoostingClassifier:
     """Read a model file written by ``save``; returns the fitted estimator.
 
     Raises ModelFileError (a ValueError) for a truncated, corrupt or foreign file, OSError if the file
@@ -211,7 +217,15 @@ _JSON_CHUNK = 4096  # learners converted at a time: what the export holds beyond
 MAX_JSON_STRING_LEARNERS = 2**18  # to_json without a file: more learners must be streamed (README "Limits")
 
 
-def to_json(estimator, file=None):
+@overload
+def to_json(estimator: BaseBoostingClassifier, file: None = None) -> str: ...
+
+
+@overload
+def to_json(estimator: BaseBoostingClassifier, file: IO[str]) -> None: ...
+
+
+def to_json(estimator: BaseBoostingClassifier, file: IO[str] | None = None) -> str | None:
     """A JSON document of the fitted model (schema "rebelboost.model" version 1, docs/guide/json_schema.md):
     the estimator's metadata (class, parameters, classes, feature names), bias, soft cascade, and per
     learner its tree (nodes, node covers) or similarity and its step. ``rebelboost.from_json`` reads a tree
