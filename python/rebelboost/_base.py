@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Literal, Union, overload
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import expit
-from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
@@ -32,9 +32,19 @@ from rebelboost._validation import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from os import PathLike
+    from typing import TypeVar
 
     from typing_extensions import Self
+
+    _F = TypeVar("_F", bound=Callable[..., Any])
+
+    # scikit-learn's decorator, as it behaves: it returns the method unchanged in signature (scikit-learn
+    # ships no types, so a type checker would otherwise see fit, and all that chains on it, as Any).
+    def _fit_context(*, prefer_skip_nested_validation: bool) -> Callable[[_F], _F]: ...
+else:
+    from sklearn.base import _fit_context
 
 __all__ = ["BaseBoostingClassifier", "BinaryBoostingClassifier"]
 

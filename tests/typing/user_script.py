@@ -72,3 +72,14 @@ def distributed() -> None:
         clf = DaskREBELClassifier(n_estimators=50, max_depth=3, client=client).fit(X, y)
         print(clf.predict(X[:10]).compute())
         clf.to_local().save("model.rbm")
+
+
+def misuses(clf: AdaBoostClassifier, X: NDArray[np.float64]) -> None:
+    """Calls the annotations must refuse: strict mode reports an unused ``type: ignore``, so if one of these
+    stopped being an error (an annotation lost, or widened to Any) the check fails."""
+    AdaBoostClassifier(n_estimators="10")  # type: ignore[arg-type]
+    count: str = clf.n_estimators_  # type: ignore[assignment]
+    clf.fit(X, [0, 1]).predict(X, n_iter="3")  # type: ignore[call-overload]
+    rebelboost.load(3)  # type: ignore[arg-type]
+    proba: list[float] = clf.predict_proba(X)  # type: ignore[assignment]
+    print(count, proba)
