@@ -1,4 +1,4 @@
-// rebelboost._core.similarity_*: the stages of the similarity selection on numpy arrays, for tests that
+// _rebelboost_testing.similarity_*: the stages of the similarity selection on numpy arrays, for tests that
 // check them against independent numpy computations (binarization against numpy.linalg.eigh).
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>

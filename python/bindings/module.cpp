@@ -9,7 +9,6 @@ namespace rebelboost::bindings {
 void bind_model(py::module_& m);
 void bind_cascade(py::module_& m);
 void bind_train(py::module_& m);
-void bind_similarity_stages(py::module_& m);
 }  // namespace rebelboost::bindings
 
 PYBIND11_MODULE(_core, m) {
@@ -30,5 +29,4 @@ PYBIND11_MODULE(_core, m) {
   rebelboost::bindings::bind_model(m);
   rebelboost::bindings::bind_cascade(m);
   rebelboost::bindings::bind_train(m);
-  rebelboost::bindings::bind_similarity_stages(m);
 }

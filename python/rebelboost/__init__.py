@@ -21,11 +21,11 @@ from rebelboost import plot  # matplotlib is imported only when a plot is drawn
 __all__ = ["AdaBoostClassifier", "REBELClassifier", "BoostingRegressor", "VEBBoostClassifier", "predict_min_cost", "ModelFileError", "load", "to_json", "from_json", "to_shap", "plot", "get_cmake_dir", "get_include", "__version__"]
 
 
-def get_cmake_dir():
+def get_cmake_dir() -> str:
     """Folder holding rebelboost-config.cmake: pass it as ``-Drebelboost_DIR=...`` to CMake."""
     return str(Path(__file__).resolve().parent / "lib" / "cmake" / "rebelboost")
 
 
-def get_include():
+def get_include() -> str:
     """Folder holding the C++ headers (``rebelboost/rebelboost.hpp``)."""
     return str(Path(__file__).resolve().parent / "include")

@@ -4,16 +4,21 @@ from __future__ import annotations
 
 import numbers
 import warnings
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Literal, Union, overload
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 from scipy.special import expit
-from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
 from rebelboost import _core
 from rebelboost._monitor import TrainingMonitor
 from rebelboost._params import constraints_for, core_arguments
+from rebelboost._registry import register
+from rebelboost.serialization import save as _save_model
 from rebelboost._validation import (
     check_binary_classes,
     check_eval_sets,
@@ -24,7 +29,25 @@ from rebelboost._validation import (
     split_validation,
 )
 
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from os import PathLike
+    from typing import TypeVar
+
+    from typing_extensions import Self
+
+    _F = TypeVar("_F", bound=Callable[..., Any])
+
+    # scikit-learn's decorator, as it behaves: it returns the method unchanged in signature (scikit-learn
+    # ships no types, so a type checker would otherwise see fit, and all that chains on it, as Any).
+    def _fit_context(*, prefer_skip_nested_validation: bool) -> Callable[[_F], _F]: ...
+else:
+    from sklearn.base import _fit_context
+
 __all__ = ["BaseBoostingClassifier", "BinaryBoostingClassifier"]
+
+# fit's eval_set: (X, y) or (X, y, sample_weight) tuples, or one such tuple.
+EvalSet = Union[tuple[Any, ...], Sequence[tuple[Any, ...]]]
 
 _STAGED_OUTPUT_BYTES = 1 << 24  # staged prediction holds at most this many bytes of learner outputs at a time
 _MIN_CASCADE_ROWS = 2  # calibrate_cascade: validation rows needed (README "Limits")
@@ -41,6 +64,22 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
     """Common base: subclasses set ``_loss`` and may override ``_check_classes``."""
 
     _loss = "adaboost"
+
+    # Fitted attributes (set by fit; documented on each estimator).
+    classes_: NDArray[Any]
+    n_features_in_: int
+    feature_names_in_: NDArray[np.object_]
+    fit_info_: dict[str, Any]
+    evals_result_: dict[str, dict[str, NDArray[np.float64]]]
+    best_iteration_: int | None
+    cascade_report_: dict[str, Any]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        # A class with a loss of its own is one a model file can name (serialization finds it in _registry);
+        # subclasses that inherit their loss (the Dask estimators) are not.
+        super().__init_subclass__(**kwargs)
+        if "_loss" in cls.__dict__:
+            register(cls)
 
     # ---- parameters ------------------------------------------------------------------------------
     # From the one parameter table (rebelboost._params, docs/design/parameters.md): scikit-learn's machinery
@@ -74,7 +113,8 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
         """Hook: binary estimators reject anything but 2 classes."""
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y, sample_weight=None, eval_set=None):
+    def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None,
+            eval_set: EvalSet | None = None) -> Self:
         """Fit on X (n_samples, n_features; NaN = missing) and labels y of any type.
 
         Parameters
@@ -172,7 +212,7 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
         if self.early_stopping and self.best_iteration_ is not None:
             self._model = self._model.truncated(self.best_iteration_)
 
-    def truncate(self, n_iter):
+    def truncate(self, n_iter: int) -> Self:
         """Keep only the first ``n_iter`` trees (in place; returns self). ``warm_start=True`` then grows the
         model again exactly as training more trees at once would. A calibrated cascade keeps the thresholds of
         the checkpoints before the cut, but its certificate was for the whole model: ``cascade_report_`` is
@@ -209,7 +249,8 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
         threads = 1 if X.shape[0] <= 256 else self._threads()
         return model, X, threads, n_trees
 
-    def decision_function(self, X, n_iter=None, *, pred_contrib=False):
+    def decision_function(self, X: ArrayLike, n_iter: int | None = None, *,
+                          pred_contrib: bool = False) -> NDArray[np.float64]:
         """Scores H(x) = a_0 + sum_t f_t(x) a_t: shape (n_samples,) for binary models.
 
         n_iter : int, optional. Use only the first ``n_iter`` trees (0 to ``n_estimators_``; None: all).
@@ -235,7 +276,16 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
         """Hook: the core's (n, K, d + 1) contributions in the shape of decision_function's scores."""
         return contributions[:, 0, :] if contributions.shape[1] == 1 else contributions
 
-    def predict(self, X, n_iter=None, *, early_exit=False, cascade=False, return_n_learners=False):
+    @overload
+    def predict(self, X: ArrayLike, n_iter: int | None = None, *, early_exit: bool = False, cascade: bool = False,
+                return_n_learners: Literal[False] = False) -> NDArray[Any]: ...
+
+    @overload
+    def predict(self, X: ArrayLike, n_iter: int | None = None, *, early_exit: bool = False, cascade: bool = False,
+                return_n_learners: Literal[True]) -> tuple[NDArray[Any], NDArray[np.uint32]]: ...
+
+    def predict(self, X: ArrayLike, n_iter: int | None = None, *, early_exit: bool = False, cascade: bool = False,
+                return_n_learners: bool = False) -> NDArray[Any] | tuple[NDArray[Any], NDArray[np.uint32]]:
         """Predicted class labels (from ``classes_``); ``n_iter`` as in decision_function.
 
         early_exit : bool, default=False
@@ -257,8 +307,9 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
         return self.classes_.take(result)
 
     # ---- soft cascade ----------------------------------------------------------------------------
-    def calibrate_cascade(self, X, y, *, max_accuracy_loss=None, max_disagreement=None, min_recall=None, every=None,
-                          confidence=0.95):
+    def calibrate_cascade(self, X: ArrayLike, y: ArrayLike, *, max_accuracy_loss: float | None = None,
+                          max_disagreement: float | None = None, min_recall: float | None = None,
+                          every: int | None = None, confidence: float = 0.95) -> Self:
         """Calibrate a soft cascade (thesis §2.2, Bourdev and Brandt) whose target holds on new rows.
 
         After every ``every`` learners, a row whose class the exact early-exit bound decides leaves; else it
@@ -334,7 +385,7 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
         return self
 
     @property
-    def cascade_(self):
+    def cascade_(self) -> dict[str, Any] | None:
         """The soft cascade: None, or {"every": int, "thresholds": (n_checkpoints, n_classes) array} where a
         row leaves with class k at checkpoint c (after (c + 1) * every learners) when its margin for k reaches
         thresholds[c, k] (binary: the score for classes_[1], minus the score for classes_[0]; more classes:
@@ -343,7 +394,7 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
         cascade = self._model.cascade
         return None if cascade is None else {"every": cascade[0], "thresholds": cascade[1]}
 
-    def staged_decision_function(self, X):
+    def staged_decision_function(self, X: ArrayLike) -> Iterator[NDArray[np.float64]]:
         """Yield the scores after each of the ``n_estimators_`` stages (1, 2, ..., T learners)."""
         check_is_fitted(self)
         X = check_predict_data(self, X)
@@ -357,21 +408,21 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
                 scores += outputs[:, t, None].astype(np.float64) * steps[first + t][None, :]
                 yield self._present_scores(scores[:, 0].copy() if self._model.n_outputs == 1 else scores.copy())
 
-    def staged_predict(self, X):
+    def staged_predict(self, X: ArrayLike) -> Iterator[NDArray[Any]]:
         """Yield the predicted labels after each stage."""
         for scores in self.staged_decision_function(X):
             yield self._scores_to_labels(scores)
 
-    def staged_predict_proba(self, X):
+    def staged_predict_proba(self, X: ArrayLike) -> Iterator[NDArray[np.float64]]:
         """Yield ``predict_proba`` after each stage."""
         for scores in self.staged_decision_function(X):
             yield self._probabilities(scores)
 
-    def predict_proba(self, X, n_iter=None):
+    def predict_proba(self, X: ArrayLike, n_iter: int | None = None) -> NDArray[np.float64]:
         """Class probabilities, columns in the order of ``classes_``; ``n_iter`` as in decision_function."""
         return self._probabilities(self.decision_function(X, n_iter=n_iter))
 
-    def predict_log_proba(self, X, n_iter=None):
+    def predict_log_proba(self, X: ArrayLike, n_iter: int | None = None) -> NDArray[np.float64]:
         """Logarithm of ``predict_proba``."""
         with np.errstate(divide="ignore"):
             return np.log(self.predict_proba(X, n_iter=n_iter))
@@ -412,13 +463,13 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
 
     # ---- fitted attributes -----------------------------------------------------------------------
     @property
-    def n_estimators_(self):
+    def n_estimators_(self) -> int:
         """Number of weak learners actually fitted (training stops early when a learner has no edge)."""
         check_is_fitted(self)
         return self._model.n_learners
 
     @property
-    def feature_importances_(self):
+    def feature_importances_(self) -> NDArray[np.float64]:
         """Split gains weighted by each tree's ``|step|_1``, normalised to sum 1 (zeros if nothing split): the same
         as ``feature_importances("weighted_gain")``. Tree models only: a similarity compares whole rows and
         splits no feature (AttributeError, so ``hasattr`` is False)."""
@@ -428,7 +479,7 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
                                  "(see learners_ and explain())")
         return self._model.feature_importances()
 
-    def feature_importances(self, importance_type="gain", *, normalize=True):
+    def feature_importances(self, importance_type: str = "gain", *, normalize: bool = True) -> NDArray[np.float64]:
         """Per-feature importances of a tree model, shape ``(n_features_in_,)``, float64.
 
         importance_type : "gain", "split" or "weighted_gain", default="gain"
@@ -475,7 +526,7 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
         return importance
 
     @property
-    def estimator_weights_(self):
+    def estimator_weights_(self) -> NDArray[np.float64]:
         """Step a_t of every learner: ``(n_estimators_,)`` for binary models, ``(n_estimators_, K)`` otherwise."""
         check_is_fitted(self)
         steps = self._model.steps()
@@ -490,11 +541,9 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
         return tags
 
     # ---- persistence -----------------------------------------------------------------------------
-    def save(self, path):
+    def save(self, path: str | PathLike[str]) -> None:
         """Write the fitted model to ``path`` in rebelboost's binary format (atomic: temp file + rename)."""
-        from rebelboost.serialization import save
-
-        save(self, path)
+        _save_model(self, path)
 
     def __getstate__(self):
         state = super().__getstate__() if hasattr(super(), "__getstate__") else dict(self.__dict__)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy
 import numpy.typing
 import typing
-__all__: list[str] = ['MAX_ABS_SCORE', 'MAX_CLASSES', 'MAX_FEATURES', 'MAX_METADATA_BYTES', 'MAX_TREES', 'MAX_TREE_NODES', 'Model', 'ModelFileError', 'PARAM_BOUNDS', 'bin_edges', 'bin_sample_rows', 'check_cost_matrix', 'similarity_binarize', 'similarity_isolated_point', 'similarity_select', 'train', 'train_param_defaults', 'train_regressor']
+__all__: list[str] = ['MAX_ABS_SCORE', 'MAX_CLASSES', 'MAX_FEATURES', 'MAX_METADATA_BYTES', 'MAX_TREES', 'MAX_TREE_NODES', 'Model', 'ModelFileError', 'PARAM_BOUNDS', 'bin_edges', 'bin_sample_rows', 'check_cost_matrix', 'train', 'train_param_defaults', 'train_regressor']
 class ModelFileError(ValueError):
     pass
 class Model:
@@ -125,18 +125,6 @@ def bin_sample_rows(n_rows: typing.SupportsInt | typing.SupportsIndex, bin_subsa
 def check_cost_matrix(cost_matrix: typing.Any, n_classes: typing.SupportsInt | typing.SupportsIndex) -> None:
     """
     Raise ValueError unless cost_matrix is a valid (n_classes, n_classes) REBEL cost matrix (train's own check).
-    """
-def similarity_binarize(signed_weights: typing.Annotated[numpy.typing.ArrayLike, numpy.float64]) -> tuple:
-    """
-    (side int8 (n,), top eigenvalue of U^T U) for signed weights s_nk (n, K) (thesis §5.3; for tests).
-    """
-def similarity_isolated_point(points: typing.Annotated[numpy.typing.ArrayLike, numpy.float64], signed_weights: typing.Annotated[numpy.typing.ArrayLike, numpy.float64]) -> int:
-    """
-    Step 2 of §5.4: the point whose ideal isolation has the smallest Eq. 5.3 loss (for tests).
-    """
-def similarity_select(points: typing.Annotated[numpy.typing.ArrayLike, numpy.float64], signed_weights: typing.Annotated[numpy.typing.ArrayLike, numpy.float64], tau_ratio: typing.SupportsFloat | typing.SupportsIndex = 0.5) -> dict:
-    """
-    Steps 0-6 of §5.4 (exact rule): the chosen learner's kind (0 constant, 1 one-point, 2 two-point), anchors i, j, tau, score, outputs on the points, and the two-point candidates visited (for tests).
     """
 def train(X: numpy.ndarray, y: typing.Annotated[numpy.typing.ArrayLike, numpy.int32], sample_weight: typing.Any, n_classes: typing.SupportsInt | typing.SupportsIndex, loss: str, n_estimators: typing.SupportsInt | typing.SupportsIndex = 200, max_depth: typing.SupportsInt | typing.SupportsIndex = 1, n_bins: typing.SupportsInt | typing.SupportsIndex = 256, learning_rate: typing.SupportsFloat | typing.SupportsIndex = 1.0, n_threads: typing.SupportsInt | typing.SupportsIndex = 0, smoothing: typing.SupportsFloat | typing.SupportsIndex = -1.0, bin_subsample: typing.SupportsInt | typing.SupportsIndex = 200000, bin_seed: typing.SupportsInt | typing.SupportsIndex = -1, callback: typing.Any = None, veb_lambda: typing.SupportsFloat | typing.SupportsIndex = 0.5, cost_matrix: typing.Any = None, quick: typing.SupportsInt | typing.SupportsIndex = 2, criterion: typing.SupportsInt | typing.SupportsIndex = 0, weight_trim: typing.SupportsFloat | typing.SupportsIndex = 1.0, subsample: typing.SupportsFloat | typing.SupportsIndex = 1.0, feature_fraction: typing.SupportsFloat | typing.SupportsIndex = 1.0, seed: typing.SupportsInt | typing.SupportsIndex = 0, init_model: typing.Any = None, eval_sets: list = [], learner: str = 'tree', step_rule: str = 'exact', tau_ratio: typing.SupportsFloat | typing.SupportsIndex = 0.5, max_candidates: typing.SupportsInt | typing.SupportsIndex = 0, scaling: str = 'feature', distance_cache_mb: typing.SupportsFloat | typing.SupportsIndex = 1024.0, reducer: typing.Any = None, bin_edges: typing.Any = [], global_rows: typing.Any = None, rebel_loss: str = 'exponential') -> tuple:
     """

@@ -26,6 +26,8 @@ import inspect
 import uuid
 import re
 import time
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -46,6 +48,14 @@ from rebelboost._validation import check_eval_sets
 from rebelboost.adaboost import AdaBoostClassifier
 from rebelboost.rebel import REBELClassifier
 from rebelboost.veb import VEBBoostClassifier
+
+if TYPE_CHECKING:
+    from os import PathLike
+
+    from distributed import Client
+    from typing_extensions import Self
+
+    from rebelboost._base import BaseBoostingClassifier
 
 __all__ = ["DaskAdaBoostClassifier", "DaskREBELClassifier", "DaskVEBBoostClassifier", "DaskFitError"]
 
@@ -188,11 +198,16 @@ class _DaskMixin:
     """fit on dask collections, predictions as dask arrays, to_local(), save()."""
 
     _local_class = None
+    client: Client | None
+
+    if TYPE_CHECKING:  # _dask_class gives each class this __init__: the local class's parameters and client
+        def __init__(self, *args: Any, client: Client | None = None, **kwargs: Any) -> None: ...
 
     def _client(self):
         return self.client if self.client is not None else default_client()
 
-    def fit(self, X, y, sample_weight=None, eval_set=None):
+    def fit(self, X: Any, y: Any, sample_weight: Any = None,
+            eval_set: tuple[Any, ...] | Sequence[tuple[Any, ...]] | None = None) -> Self:
         """Fit on a dask array or DataFrame X and labels y (dask array or Series), on the cluster of
         ``client`` (or the default client). The fitted model is the one the local estimator gets from the
         same rows (``to_local()``), bit for bit. ``eval_set``: (X, y) or (X, y, sample_weight) tuples of
@@ -424,7 +439,7 @@ class _DaskMixin:
         params = {k: v for k, v in self.get_params(deep=False).items() if k != "client"}
         return self._local_class(**params)
 
-    def to_local(self):
+    def to_local(self) -> BaseBoostingClassifier:
         """The fitted model as the local estimator (``REBELClassifier`` for ``DaskREBELClassifier``, ...)."""
         check_is_fitted(self)
         local = self._local()
@@ -433,7 +448,7 @@ class _DaskMixin:
                 setattr(local, key, value)
         return local
 
-    def save(self, path):
+    def save(self, path: str | PathLike[str]) -> None:
         """Write the model file the local estimator writes (``rebelboost.load`` gives the local estimator)."""
         self.to_local().save(path)
 
@@ -450,15 +465,15 @@ class _DaskMixin:
         return X.map_blocks(_apply_block, local, method, kwargs, (width,), dtype, chunks=(X.chunks[0], (width,)),
                             dtype=dtype)
 
-    def predict(self, X, **kwargs):
+    def predict(self, X: Any, **kwargs: Any) -> Any:
         """Labels as a dask array (blockwise, with the fitted model); keyword arguments as the local predict."""
         return self._blockwise(X, "predict", None, self.classes_.dtype, **kwargs)
 
-    def predict_proba(self, X):
+    def predict_proba(self, X: Any) -> Any:
         """Class probabilities as a dask array (n_samples, n_classes)."""
         return self._blockwise(X, "predict_proba", len(self.classes_), np.float64)
 
-    def decision_function(self, X):
+    def decision_function(self, X: Any) -> Any:
         """Scores as a dask array: (n_samples,) for binary models, else (n_samples, n_classes)."""
         k = len(self.classes_)  # two classes: one score, scikit-learn's convention
         return self._blockwise(X, "decision_function", None if k == 2 else k, np.float64)
@@ -522,9 +537,9 @@ def _dask_class(local_class, doc):
     """The Dask twin of a local estimator: its parameters (same constraints) plus ``client``."""
     signature = inspect.signature(local_class.__init__)
     params = list(signature.parameters.values()) + [
-        inspect.Parameter("client", inspect.Parameter.KEYWORD_ONLY, default=None)]
+        inspect.Parameter("client", inspect.Parameter.KEYWORD_ONLY, default=None, annotation="Client | None")]
 
-    def __init__(self, *args, client=None, **kwargs):
+    def __init__(self: Any, *args: Any, client: Client | None = None, **kwargs: Any) -> None:
         local_class.__init__(self, *args, **kwargs)
         self.client = client
 
@@ -541,6 +556,11 @@ return dask arrays; ``to_local()`` gives the fitted {local}, whose model equals,
 {local} fits on the same rows (docs/distributed.md). ``fit_info_["dask"]`` records the workers, rows per
 worker, reductions and bytes moved."""
 
-DaskAdaBoostClassifier = _dask_class(AdaBoostClassifier, _DOC.format(local="AdaBoostClassifier"))
-DaskVEBBoostClassifier = _dask_class(VEBBoostClassifier, _DOC.format(local="VEBBoostClassifier"))
-DaskREBELClassifier = _dask_class(REBELClassifier, _DOC.format(local="REBELClassifier"))
+if TYPE_CHECKING:  # what _dask_class builds, as a type checker sees it: the local class's API plus client
+    class DaskAdaBoostClassifier(_DaskMixin, AdaBoostClassifier): ...  # type: ignore[misc]
+    class DaskVEBBoostClassifier(_DaskMixin, VEBBoostClassifier): ...  # type: ignore[misc]
+    class DaskREBELClassifier(_DaskMixin, REBELClassifier): ...  # type: ignore[misc]
+else:
+    DaskAdaBoostClassifier = _dask_class(AdaBoostClassifier, _DOC.format(local="AdaBoostClassifier"))
+    DaskVEBBoostClassifier = _dask_class(VEBBoostClassifier, _DOC.format(local="VEBBoostClassifier"))
+    DaskREBELClassifier = _dask_class(REBELClassifier, _DOC.format(local="REBELClassifier"))

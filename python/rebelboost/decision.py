@@ -2,12 +2,25 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any, Protocol
+
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 __all__ = ["predict_min_cost"]
 
 
-def predict_min_cost(estimator, X, cost_matrix):
+class _ProbabilisticClassifier(Protocol):
+    """What predict_min_cost needs of an estimator: classes_ and predict_proba."""
+
+    classes_: Any
+
+    def predict_proba(self, X: Any, /) -> Any: ...
+
+
+def predict_min_cost(estimator: _ProbabilisticClassifier, X: ArrayLike,
+                     cost_matrix: ArrayLike | Mapping[tuple[Any, Any], float]) -> NDArray[Any]:
     """Labels of least expected cost: ``classes_[argmin_k sum_i P(i | x) C[i, k]]`` for every row of X.
 
     The Bayes decision for a cost matrix, built on an estimator's probabilities: use calibrated ones, e.g.

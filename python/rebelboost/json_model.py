@@ -8,16 +8,17 @@ values, limits). Any problem is a ``ModelFileError`` (a ``ValueError``) naming t
 from __future__ import annotations
 
 import json
+from typing import IO, TYPE_CHECKING
 
 import numpy as np
 
 from rebelboost import _core
-from rebelboost.serialization import ModelFileError, _restore
+from rebelboost.serialization import SCHEMA, SCHEMA_VERSION, ModelFileError, _restore
+
+if TYPE_CHECKING:
+    from rebelboost._base import BaseBoostingClassifier
 
 __all__ = ["from_json", "SCHEMA", "SCHEMA_VERSION"]
-
-SCHEMA = "rebelboost.model"
-SCHEMA_VERSION = 1
 
 # Node arrays of a tree: numpy kinds accepted ("i": integers, "f": numbers) and the range of integers.
 _INT32 = (-(2**31), 2**31 - 1)
@@ -115,7 +116,7 @@ def _metadata(doc):
         raise _bad(f"metadata cannot be stored ({exc})") from None
 
 
-def from_json(document):
+def from_json(document: str | bytes | IO[str] | IO[bytes]) -> BaseBoostingClassifier:
     """A fitted estimator from a JSON document written by ``to_json`` (a str, bytes or a text stream).
 
     Predictions are those of the estimator that was exported, bit for bit. The document is checked as a

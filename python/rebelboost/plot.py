@@ -6,8 +6,17 @@ when a function is called, so ``import rebelboost`` never needs it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
 import numpy as np
+from numpy.typing import ArrayLike
 from sklearn.utils.validation import check_is_fitted
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+
+    from rebelboost._base import BaseBoostingClassifier
 
 __all__ = ["plot_metric", "plot_importance", "plot_contributions", "plot_margins", "plot_decision_regions",
            "plot_cascade"]
@@ -37,7 +46,7 @@ def _check_rows(predicted, y):
         raise ValueError(f"y must hold one label per row of X ({len(predicted)} rows), got {len(y)}")
 
 
-def plot_metric(estimator, metric=None, ax=None):
+def plot_metric(estimator: BaseBoostingClassifier, metric: str | None = None, ax: Axes | None = None) -> Axes:
     """Validation curves from ``evals_result_`` (one line per eval set), with the training loss
     (``fit_info_["train_loss"]``) when the metric is ``"loss"``; a dotted vertical line marks
     ``best_iteration_`` when there is one.
@@ -73,7 +82,8 @@ def plot_metric(estimator, metric=None, ax=None):
     return ax
 
 
-def plot_importance(estimator, importance_type="gain", max_num_features=None, ax=None):
+def plot_importance(estimator: BaseBoostingClassifier, importance_type: str = "gain",
+                    max_num_features: int | None = None, ax: Axes | None = None) -> Axes:
     """Horizontal bars of ``estimator.feature_importances(importance_type)`` (normalised to sum 1), largest
     at the top; ``max_num_features`` keeps that many of the largest (None: all). Tree models only."""
     importance = estimator.feature_importances(importance_type)
@@ -118,7 +128,8 @@ def _feature_colours(column):
     return colours
 
 
-def plot_contributions(estimator, X, target=None, max_num_features=None, ax=None):
+def plot_contributions(estimator: BaseBoostingClassifier, X: ArrayLike, target: object = None,
+                       max_num_features: int | None = None, ax: Axes | None = None) -> Axes:
     """A beeswarm summary of ``decision_function(X, pred_contrib=True)``: one row of points per feature,
     each point one row of X at its contribution (x axis), coloured by the feature's value (its rank among
     X's values: blue low, red high; grey NaN); features ordered by their mean absolute contribution, largest at
@@ -176,7 +187,8 @@ def _margin_normalisers(estimator, binary):
     return base + np.cumsum(spread)
 
 
-def plot_margins(estimator, X, y, iterations=None, ax=None):
+def plot_margins(estimator: BaseBoostingClassifier, X: ArrayLike, y: ArrayLike,
+                 iterations: Sequence[int] | None = None, ax: Axes | None = None) -> Axes:
     """Cumulative distributions of the normalised margins of (X, y) after chosen numbers of learners (the
     margin plots of Schapire et al. 1998).
 
@@ -236,7 +248,8 @@ def plot_margins(estimator, X, y, iterations=None, ax=None):
     return ax
 
 
-def plot_decision_regions(estimator, X, y, ax=None, resolution=200):
+def plot_decision_regions(estimator: BaseBoostingClassifier, X: ArrayLike, y: ArrayLike, ax: Axes | None = None,
+                          resolution: int = 200) -> Axes:
     """The predicted class over a ``resolution`` x ``resolution`` grid spanning X (5 % padding) as an image
     whose values are indices into ``classes_``, with the rows of (X, y) on top. X must have exactly 2
     features. Tree and similarity models alike."""
@@ -280,7 +293,7 @@ def plot_decision_regions(estimator, X, y, ax=None, resolution=200):
     return ax
 
 
-def plot_cascade(estimator, X, y, ax=None):
+def plot_cascade(estimator: BaseBoostingClassifier, X: ArrayLike, y: ArrayLike, ax: Axes | None = None) -> Axes:
     """Accuracy on (X, y) against learners evaluated per row: the first t learners for every t (a line), the
     calibrated soft cascade (``predict(X, cascade=True)``, its mean learners per row), the exact early exit
     and all learners (markers). Needs ``calibrate_cascade`` first; use rows other than the calibration's."""

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import numbers
+from collections.abc import Mapping
+from typing import Any, Literal
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 from scipy.special import expit, softmax
 
 from sklearn.utils.validation import check_is_fitted
@@ -12,6 +15,7 @@ from sklearn.utils.validation import check_is_fitted
 from rebelboost import _core, _similarity
 from rebelboost._base import BaseBoostingClassifier
 from rebelboost._params import constraints_for
+from rebelboost._typing import Callback
 from rebelboost._validation import check_predict_data
 
 __all__ = ["REBELClassifier"]
@@ -106,6 +110,8 @@ class REBELClassifier(BaseBoostingClassifier):
     """
 
     _loss = "rebel"
+    cost_matrix_: NDArray[np.float64]  # fitted attributes
+    loss_: str
     _parameter_constraints: dict = constraints_for(_loss)
     # Research switches of the similarity family (not parameters: "exact" is the one with the guarantee;
     # bench/peers/similarity_*.py measures the alternatives). See TrainParams::similarity in the core.
@@ -113,31 +119,31 @@ class REBELClassifier(BaseBoostingClassifier):
 
     def __init__(
         self,
-        n_estimators=200,
-        max_depth=2,
-        cost_matrix=None,
-        n_bins=256,
-        learning_rate=1.0,
-        n_jobs=None,
-        random_state=None,
-        verbose=0,
-        quick="auto",
-        weight_trim=1.0,
-        subsample=1.0,
-        feature_fraction=1.0,
-        early_stopping=False,
-        validation_fraction=0.1,
-        n_iter_no_change=10,
-        tol=1e-7,
-        scoring="loss",
-        warm_start=False,
-        callbacks=None,
-        class_weight=None,
-        weak_learner="tree",
-        similarity_scaling="feature",
-        similarity_cache_mb=1024.0,
-        loss="exponential",
-    ):
+        n_estimators: int = 200,
+        max_depth: int = 2,
+        cost_matrix: ArrayLike | Mapping[tuple[Any, Any], float] | None = None,
+        n_bins: int = 256,
+        learning_rate: float = 1.0,
+        n_jobs: int | None = None,
+        random_state: int | np.random.RandomState | None = None,
+        verbose: int = 0,
+        quick: bool | Literal["auto"] = "auto",
+        weight_trim: float = 1.0,
+        subsample: float = 1.0,
+        feature_fraction: float = 1.0,
+        early_stopping: bool = False,
+        validation_fraction: float = 0.1,
+        n_iter_no_change: int = 10,
+        tol: float = 1e-7,
+        scoring: str = "loss",
+        warm_start: bool = False,
+        callbacks: list[Callback] | None = None,
+        class_weight: Mapping[Any, float] | Literal["balanced"] | None = None,
+        weak_learner: str = "tree",
+        similarity_scaling: str = "feature",
+        similarity_cache_mb: float = 1024.0,
+        loss: str = "exponential",
+    ) -> None:
         self.n_estimators = n_estimators
         self.max_depth = max_depth
         self.cost_matrix = cost_matrix
@@ -187,7 +193,7 @@ class REBELClassifier(BaseBoostingClassifier):
 
     # ---- inspection ------------------------------------------------------------------------------
     @property
-    def learners_(self):
+    def learners_(self) -> dict[str, NDArray[Any]]:
         """The fitted similarities (``weak_learner="similarity"`` only), one entry per learner ``t``.
 
         A dict of arrays: ``kind`` ("constant", "one_point" or "two_point"); ``anchor_rows`` (T, 2), the
@@ -201,7 +207,7 @@ class REBELClassifier(BaseBoostingClassifier):
             raise AttributeError("learners_ describes similarity models; this model has trees (see to_json)")
         return _similarity.describe(self._model)
 
-    def explain(self, X):
+    def explain(self, X: ArrayLike) -> dict[str, NDArray[Any]]:
         """What every weak learner contributed to the scores of each row of X.
 
         Returns a dict: ``bias`` (n_classes,), ``output`` (n_samples, T) with f_t(x) (+-1 for trees, in
@@ -224,7 +230,8 @@ class REBELClassifier(BaseBoostingClassifier):
         self.cost_matrix_ = _check_cost_matrix(stored, self.classes_)
         self.loss_ = self.loss  # files before the parameter existed: "exponential" (checked against the model)
 
-    def decision_function(self, X, n_iter=None, *, pred_contrib=False):
+    def decision_function(self, X: ArrayLike, n_iter: int | None = None, *,
+                          pred_contrib: bool = False) -> NDArray[np.float64]:
         """Scores H(x), shape (n_samples, n_classes); predict is their argmax (the estimated minimum-risk class).
 
         With 2 classes, scikit-learn's binary convention applies: the 1-D array ``H_1(x) - H_0(x)``
@@ -245,7 +252,7 @@ class REBELClassifier(BaseBoostingClassifier):
             return contributions[:, 1, :] - contributions[:, 0, :]
         return contributions
 
-    def predict_proba(self, X, n_iter=None):
+    def predict_proba(self, X: ArrayLike, n_iter: int | None = None) -> NDArray[np.float64]:
         """Class probabilities from REBEL's own link, columns in the order of ``classes_``.
 
         With uniform costs, REBEL's exponential loss is minimised pointwise by ``H_k = 1/2 ln(p_k / (1 -

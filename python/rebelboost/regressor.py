@@ -3,30 +3,42 @@
 from __future__ import annotations
 
 import warnings
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any, Literal
+
 import numpy as np
-from sklearn.base import BaseEstimator, RegressorMixin, _fit_context
+from numpy.typing import ArrayLike, NDArray
+from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from rebelboost import _core
-from rebelboost._base import BaseBoostingClassifier
+from rebelboost._base import BaseBoostingClassifier, EvalSet
 from rebelboost._monitor import EvalData, TrainingMonitor
 from rebelboost._params import constraints_for
+from rebelboost._registry import register
+from rebelboost._typing import Callback
 from rebelboost._validation import (
     _as_float_matrix,
     _check_frame_columns,
     check_predict_data,
     eval_set_items,
-    resolve_n_jobs,
     split_validation,
 )
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
+
+    from rebelboost._base import _fit_context
+else:
+    from sklearn.base import _fit_context
 
 __all__ = ["BoostingRegressor"]
 
 _MAX_ABS_TARGET = 1e150  # the core's kMaxAbsTarget: squared errors stay finite
 
 
-def _check_targets(y, what):
+def _check_targets(y: ArrayLike, what: str) -> NDArray[np.float64]:
     y = np.asarray(y, dtype=np.float64)
     bad = ~(np.abs(y) <= _MAX_ABS_TARGET)
     if bad.any():
@@ -92,24 +104,24 @@ class BoostingRegressor(RegressorMixin, BaseEstimator):
 
     def __init__(
         self,
-        n_estimators=100,
-        learning_rate=0.1,
-        max_depth=6,
-        min_samples_leaf=20,
-        n_bins=256,
-        subsample=1.0,
-        feature_fraction=1.0,
-        early_stopping=False,
-        validation_fraction=0.1,
-        n_iter_no_change=10,
-        tol=1e-7,
-        scoring="rmse",
-        random_state=None,
-        n_jobs=None,
-        verbose=0,
-        warm_start=False,
-        callbacks=None,
-    ):
+        n_estimators: int = 100,
+        learning_rate: float = 0.1,
+        max_depth: int = 6,
+        min_samples_leaf: int = 20,
+        n_bins: int = 256,
+        subsample: float = 1.0,
+        feature_fraction: float = 1.0,
+        early_stopping: bool = False,
+        validation_fraction: float = 0.1,
+        n_iter_no_change: int = 10,
+        tol: float = 1e-7,
+        scoring: Literal["rmse", "mae", "loss"] = "rmse",
+        random_state: int | np.random.RandomState | None = None,
+        n_jobs: int | None = None,
+        verbose: int = 0,
+        warm_start: bool = False,
+        callbacks: list[Callback] | None = None,
+    ) -> None:
         self.n_estimators = n_estimators
         self.learning_rate = learning_rate
         self.max_depth = max_depth
@@ -154,7 +166,8 @@ class BoostingRegressor(RegressorMixin, BaseEstimator):
         return out
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y, sample_weight=None, eval_set=None):
+    def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None,
+            eval_set: EvalSet | None = None) -> Self:
         """Fit on X (n_samples, n_features; NaN = missing) and real targets y.
 
         sample_weight : array of shape (n_samples,), optional. Non-negative frequencies.
@@ -206,26 +219,26 @@ class BoostingRegressor(RegressorMixin, BaseEstimator):
     __sklearn_is_fitted__ = BaseBoostingClassifier.__sklearn_is_fitted__
     save = BaseBoostingClassifier.save
 
-    def __getstate__(self):  # the model as its file bytes
+    def __getstate__(self) -> dict[str, Any]:  # the model as its file bytes
         state = dict(super().__getstate__())
         if "_model" in state:
             state["_model"] = state["_model"].to_bytes()
         return state
 
-    def __setstate__(self, state):
+    def __setstate__(self, state: dict[str, Any]) -> None:
         state = dict(state)
         if isinstance(state.get("_model"), (bytes, bytearray)):
             state["_model"] = _core.Model.from_bytes(bytes(state["_model"]))
         super().__setstate__(state)
 
-    def _fitted_metadata(self):
+    def _fitted_metadata(self) -> dict[str, Any]:
         return {}
 
-    def _restore_fitted_metadata(self, meta):
+    def _restore_fitted_metadata(self, meta: dict[str, Any]) -> None:
         pass
 
     # ---- predict ---------------------------------------------------------------------------------
-    def predict(self, X, n_iter=None, *, pred_contrib=False):
+    def predict(self, X: ArrayLike, n_iter: int | None = None, *, pred_contrib: bool = False) -> NDArray[np.float64]:
         """Predicted values H(x) = bias + sum of the trees' shrunk leaves; ``n_iter``: use the first trees only.
 
         pred_contrib : bool, default=False
@@ -238,7 +251,7 @@ class BoostingRegressor(RegressorMixin, BaseEstimator):
             return model.contributions(X, threads, n_trees, True)[:, 0, :]
         return model.decision_function(X, threads, n_trees, True)
 
-    def staged_predict(self, X):
+    def staged_predict(self, X: ArrayLike) -> Iterator[NDArray[np.float64]]:
         """Yield the predictions after each tree (1, 2, ..., n_estimators_ trees)."""
         check_is_fitted(self)
         X = check_predict_data(self, X)
@@ -251,10 +264,13 @@ class BoostingRegressor(RegressorMixin, BaseEstimator):
                 scores += outputs[:, t] * steps[first + t]
                 yield scores.copy()
 
-    def _present_scores(self, scores):
+    def _present_scores(self, scores: NDArray[np.float64]) -> NDArray[np.float64]:
         return scores
 
-    def __sklearn_tags__(self):
+    def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True
         return tags
+
+
+register(BoostingRegressor)  # model files may name it (rebelboost._registry)

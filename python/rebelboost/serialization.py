@@ -8,16 +8,25 @@ from __future__ import annotations
 
 import collections
 import json
+from typing import IO, TYPE_CHECKING, overload
 
 import numpy as np
 
 from rebelboost import _core
 from rebelboost._paths import check_path
+from rebelboost._registry import estimator_class
 from rebelboost._validation import validate_parameters
+
+if TYPE_CHECKING:
+    from os import PathLike
+
+    from rebelboost._base import BaseBoostingClassifier
 
 __all__ = ["save", "load", "to_json", "ModelFileError"]
 
 ModelFileError = _core.ModelFileError
+SCHEMA = "rebelboost.model"  # to_json's document (docs/guide/json_schema.md); json_model reads it back
+SCHEMA_VERSION = 1
 _METADATA_VERSION = 1
 _PAIRS = "__pairs__"  # a dict with (true, predicted) keys, such as REBEL's cost_matrix, as a JSON list
 _ITEMS = "__items__"  # a dict with label keys that JSON would turn into strings, such as class_weight
@@ -43,15 +52,6 @@ def _from_plain(value):
         except TypeError:
             raise ModelFileError(f"corrupt model file metadata: bad {_ITEMS} entry") from None
     return value
-
-
-def _registry():
-    from rebelboost.adaboost import AdaBoostClassifier
-    from rebelboost.rebel import REBELClassifier
-    from rebelboost.regressor import BoostingRegressor
-    from rebelboost.veb import VEBBoostClassifier
-
-    return {cls.__name__: cls for cls in (AdaBoostClassifier, REBELClassifier, VEBBoostClassifier, BoostingRegressor)}
 
 
 def _plain(value):
@@ -95,7 +95,7 @@ def _metadata(estimator):
     return json.dumps(meta, sort_keys=True).encode("utf-8")
 
 
-def save(estimator, path):
+def save(estimator: BaseBoostingClassifier, path: str | PathLike[str]) -> None:
     """Write a fitted estimator to ``path`` (atomic: temporary file in the same folder, then rename).
 
     A path holding a NUL byte is a ValueError, one naming a directory, FIFO, socket or device an OSError
@@ -153,11 +153,10 @@ def _restore(model):
                        "text") from None
     if not isinstance(meta, dict) or "estimator" not in meta or "classes" not in meta:
         raise ModelFileError("model file has no estimator metadata (was it written by rebelboost's Python API?)")
-    registry = _registry()
     name = meta["estimator"]
-    if not isinstance(name, str) or name not in registry:
+    cls = estimator_class(name) if isinstance(name, str) else None
+    if cls is None:
         raise ModelFileError(f"model file names unknown estimator {name!r}")
-    cls = registry[name]
     if model.loss_key != cls._loss:
         raise ModelFileError(f"model file names estimator {name} but holds a {model.loss} model")
     params = meta.get("params", {})
@@ -208,7 +207,7 @@ def _restore(model):
     return estimator
 
 
-def load(path):
+def load(path: str | PathLike[str]) -> BaseBoostingClassifier:
     """Read a model file written by ``save``; returns the fitted estimator.
 
     Raises ModelFileError (a ValueError) for a truncated, corrupt or foreign file, OSError if the file
@@ -222,7 +221,15 @@ _JSON_CHUNK = 4096  # learners converted at a time: what the export holds beyond
 MAX_JSON_STRING_LEARNERS = 2**18  # to_json without a file: more learners must be streamed (README "Limits")
 
 
-def to_json(estimator, file=None):
+@overload
+def to_json(estimator: BaseBoostingClassifier, file: None = None) -> str: ...
+
+
+@overload
+def to_json(estimator: BaseBoostingClassifier, file: IO[str]) -> None: ...
+
+
+def to_json(estimator: BaseBoostingClassifier, file: IO[str] | None = None) -> str | None:
     """A JSON document of the fitted model (schema "rebelboost.model" version 1, docs/guide/json_schema.md):
     the estimator's metadata (class, parameters, classes, feature names), bias, soft cascade, and per
     learner its tree (nodes, node covers) or similarity and its step. ``rebelboost.from_json`` reads a tree
@@ -292,8 +299,6 @@ def _row_chunks(array):
 def _write_json(estimator, out):
     """The document of to_json, written to `out` a chunk of learners at a time (the same text as
     json.dumps(document, indent=1) of the whole document)."""
-    from rebelboost.json_model import SCHEMA, SCHEMA_VERSION
-
     model = estimator._model
     cascade = model.cascade
     names = getattr(estimator, "feature_names_in_", None)

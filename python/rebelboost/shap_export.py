@@ -8,8 +8,13 @@ shap is an optional dependency (``pip install rebelboost[shap]``); this module d
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
+
+if TYPE_CHECKING:
+    from rebelboost._base import BaseBoostingClassifier
 
 __all__ = ["to_shap"]
 
@@ -44,7 +49,7 @@ def _shap_tree(tree):
     }
 
 
-def to_shap(estimator):
+def to_shap(estimator: BaseBoostingClassifier) -> dict[str, Any]:
     """A fitted tree model as the dict ``shap.TreeExplainer`` accepts (shap's custom tree format).
 
     Returns ``{"trees": [...], "base_offset": bias, "tree_output": "raw_value", "objective": ...,

@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any, Literal
+
+import numpy as np
+
 from rebelboost._base import BinaryBoostingClassifier
 from rebelboost._params import constraints_for
+from rebelboost._typing import Callback
 
 __all__ = ["VEBBoostClassifier"]
 
@@ -37,28 +43,28 @@ class VEBBoostClassifier(BinaryBoostingClassifier):
 
     def __init__(
         self,
-        lam=0.5,
-        n_estimators=200,
-        max_depth=1,
-        n_bins=256,
-        learning_rate=1.0,
-        n_jobs=None,
-        random_state=None,
-        verbose=0,
-        quick="auto",
-        weight_trim=1.0,
-        subsample=1.0,
-        feature_fraction=1.0,
-        criterion="loss",
-        early_stopping=False,
-        validation_fraction=0.1,
-        n_iter_no_change=10,
-        tol=1e-7,
-        scoring="loss",
-        warm_start=False,
-        callbacks=None,
-        class_weight=None,
-    ):
+        lam: float = 0.5,
+        n_estimators: int = 200,
+        max_depth: int = 1,
+        n_bins: int = 256,
+        learning_rate: float = 1.0,
+        n_jobs: int | None = None,
+        random_state: int | np.random.RandomState | None = None,
+        verbose: int = 0,
+        quick: bool | Literal["auto"] = "auto",
+        weight_trim: float = 1.0,
+        subsample: float = 1.0,
+        feature_fraction: float = 1.0,
+        criterion: str = "loss",
+        early_stopping: bool = False,
+        validation_fraction: float = 0.1,
+        n_iter_no_change: int = 10,
+        tol: float = 1e-7,
+        scoring: str = "loss",
+        warm_start: bool = False,
+        callbacks: list[Callback] | None = None,
+        class_weight: Mapping[Any, float] | Literal["balanced"] | None = None,
+    ) -> None:
         self.lam = lam
         self.n_estimators = n_estimators
         self.max_depth = max_depth

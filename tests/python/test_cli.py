@@ -267,6 +267,7 @@ def test_cmake_dir_exists():
     assert os.path.isfile(os.path.join(result.stdout.strip(), "rebelboost-config.cmake"))
 
 
+@pytest.mark.slow
 def test_fifo_and_nul_paths_are_clear_errors(labelled_csv, tmp_path):
     # --model or a data file naming a FIFO blocked forever (opened before any check); a NUL byte in a path
     # cut the name there. A subprocess with a timeout, so a regression fails instead of hanging the suite.
@@ -343,6 +344,7 @@ def test_wide_csv_fast_path_reads_what_pyarrow_infers(tmp_path, header):
         pd.testing.assert_frame_equal(frame, inferred)
 
 
+@pytest.mark.slow
 def test_binary_latin1_and_garbage_files_are_short_clear_errors(labelled_csv, tmp_path):
     # A binary file's parse error quoted its raw bytes, a Latin-1 header gave a bare UTF-8 decode error
     # without the file's name, and a garbage --cost-matrix message ended with a line holding only ")".

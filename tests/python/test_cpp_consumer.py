@@ -28,6 +28,8 @@ _MISSING = [what for what, names in _TOOLS.items() if not any(name and shutil.wh
 if _MISSING and os.environ.get("REBELBOOST_REQUIRE_CONSUMER") != "1":
     pytest.skip(f"building a native consumer needs {' and '.join(_MISSING)} on PATH", allow_module_level=True)
 
+pytestmark = pytest.mark.slow  # each test builds a CMake project against the installed package
+
 
 def stopping_lines(clf, X, **mode):
     labels, learners = clf.predict(X, return_n_learners=True, **mode)

@@ -276,6 +276,7 @@ def test_parameters_are_checked_by_the_local_rules(client):
         DaskAdaBoostClassifier(client=client).fit(on_workers(client, bad, (100, 100), 2), on_workers(client, y, (100, 100), 2))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("victim", [0, 1], ids=["rank 0's worker", "rank 1's worker"])
 def test_a_worker_lost_mid_fit_is_a_clear_error_within_seconds(tmp_path, victim):
     X, y = data(n=40000, d=20, seed=17)
@@ -306,6 +307,7 @@ def test_a_worker_lost_mid_fit_is_a_clear_error_within_seconds(tmp_path, victim)
     cluster.close()
 
 
+@pytest.mark.slow
 def test_the_readme_example_runs_as_written(tmp_path):
     import subprocess
     import sys

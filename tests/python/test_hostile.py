@@ -81,6 +81,7 @@ def test_a_tampered_n_jobs_in_a_file_cannot_kill_the_loader(tmp_path, noisy):
     assert code == 0 and out.strip() == "ok", err[-2000:]
 
 
+@pytest.mark.slow
 def test_lopsided_deep_trees_predict_without_flattening_them(tmp_path, noisy):
     # 40 000 depth-12 chains of 25 nodes predicting 171 rows were flattened into complete trees (2.4 GB);
     # here 4 000 of them: 420 MB flattened, a few MB walked node by node.
@@ -113,6 +114,7 @@ def test_file_counts_beyond_the_limits_are_clear_errors(tmp_path, noisy):
         _core.Model.from_bytes(parts.file())
 
 
+@pytest.mark.slow
 @pytest.mark.filterwarnings("ignore:The number of unique classes is greater than 50%")
 def test_a_million_classes_is_a_clear_error_not_a_memory_error():
     # np.arange(10**6) as labels died in numpy's MemoryError ("Unable to allocate 7.28 TiB").
@@ -214,6 +216,7 @@ def test_staged_prediction_holds_a_bounded_number_of_tree_outputs(monkeypatch, n
             np.testing.assert_array_equal(a, b)
 
 
+@pytest.mark.slow
 def test_saves_killed_at_any_instant_leave_nothing_behind(tmp_path, noisy):
     # 12 of 50 saves killed with SIGKILL left model.rbm.tmp-* files (219 MB). A writer saves a ~5 MB model
     # in a loop and is killed at random instants: the file always loads, and once the next save to that
@@ -297,6 +300,7 @@ def test_a_path_with_a_nul_byte_is_refused_not_cut(tmp_path, noisy):
         rebelboost.load(3)
 
 
+@pytest.mark.slow
 def test_a_fifo_or_directory_is_refused_without_blocking(tmp_path, noisy):
     # rebelboost.load on a FIFO opened it first and waited forever for a writer. Run in a subprocess so a
     # regression fails on the timeout instead of hanging the suite.
@@ -343,6 +347,7 @@ def _proba_of(est, scores):
 _SCORE = st.one_of(st.floats(-2200, 2200), st.sampled_from([0.0, 5e-324, 1e-17, 18.0, 20.0, 21.0, 400.0, 1e300, -1e300]))
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(2, 6).flatmap(lambda k: st.lists(st.lists(_SCORE, min_size=k, max_size=k), min_size=1,
                                                           max_size=5)), st.sampled_from([1e-12, 1.0, 0.0]))

@@ -175,6 +175,7 @@ def _mutate(doc, rng):
                 left[rng.randint(len(left))] = int(rng.randint(len(left)))
 
 
+@pytest.mark.slow
 def test_fuzzed_documents_load_or_fail_clearly(models):
     """Mutated documents either load into a working estimator (finite predictions and contributions) or
     raise ModelFileError; anything else (another exception, a crash, a non-finite score) fails the test."""

@@ -10,6 +10,7 @@ import warnings
 from functools import lru_cache
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
@@ -149,6 +150,7 @@ def check_usable(clf, X):
     np.testing.assert_array_equal(rebelboost.load(os.path.join(FOLDER, "again.rbm")).decision_function(X), scores)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(index=st.integers(0, 4), changes=st.lists(mutations(), min_size=1, max_size=3))
 def test_rewritten_files_load_and_work_or_fail_with_model_file_error(index, changes):

@@ -210,6 +210,7 @@ def test_a_clear_import_error_without_matplotlib(monkeypatch):
         plot.plot_importance(clf)
 
 
+@pytest.mark.slow
 def test_import_rebelboost_does_not_import_matplotlib():
     import subprocess
 

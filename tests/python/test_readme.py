@@ -31,6 +31,7 @@ def test_every_block_is_run_somewhere():
     assert len(PYTHON) >= 5 and BASH
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("code", PYTHON, ids=[f"python{i}" for i in range(len(PYTHON))])
 def test_python_snippet_runs(code, tmp_path):
     done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=300,
@@ -38,6 +39,7 @@ def test_python_snippet_runs(code, tmp_path):
     assert done.returncode == 0, code + "\n" + done.stderr[-3000:]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("code", BASH, ids=[f"bash{i}" for i in range(len(BASH))])
 def test_bash_snippet_runs(code, tmp_path):
     # `python` and `rebelboost` are this interpreter's (a venv's bin, or where pip put the scripts)
