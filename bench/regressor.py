@@ -52,6 +52,24 @@ QUICK = {"friedman_rows": 10_000, "friedman_test": 5_000, "seeds": 1, "diabetes_
          "time_rows": 50_000, "time_trees": 20, "repeats": 1}
 
 
+def measured_checkout() -> dict:
+    """The commit of the rebelboost measured, when it is another checkout's than this one (an editable install
+    elsewhere): the harness records this checkout's commit. Local changes include untracked files."""
+    import subprocess
+
+    import rebelboost
+
+    folder = os.path.dirname(os.path.realpath(rebelboost.__file__))
+
+    def git(*a):
+        try:
+            return subprocess.run(["git", "-C", folder, *a], capture_output=True, text=True, timeout=10).stdout.strip()
+        except (OSError, subprocess.SubprocessError):
+            return ""
+
+    return {"commit": git("rev-parse", "--short", "HEAD") or "unknown", "local_changes": bool(git("status", "--porcelain"))}
+
+
 def rmse(y, p) -> float:
     return float(np.sqrt(np.mean((np.asarray(y, dtype=np.float64) - np.asarray(p, dtype=np.float64)) ** 2)))
 
@@ -303,17 +321,21 @@ def timing_rows(timing):
 
 def report(args, results):
     mode = "quick" if args.quick else "full"
-    lines = [f"# The regressor against LightGBM, XGBoost and HistGradientBoosting ({mode})",
-             "", "## Accuracy", "",
-             f"Learning rate {LEARNING_RATE} for all, cap {args.cap} rounds, early stopping on validation RMSE with "
-             f"patience {args.patience} rounds for all, {args.threads} threads; peers otherwise at their defaults. "
-             f"Validation: {args.val_fraction:.0%} of the training part. HGB takes no eval set: it gets training and "
-             "validation rows together and carves its own validation split of the same size (scoring='loss', "
-             "its own random rows), and keeps the rounds after its best one. 'depth picked': rebelboost with "
-             f"max_depth in {{{', '.join(map(str, DEPTHS))}}} chosen on validation RMSE. friedman1: "
-             f"{args.friedman_rows} training rows (validation carved from them), {args.friedman_test} test rows, "
-             f"noise 1.0 (Bayes RMSE 1.0), {args.seeds} seeds; diabetes: 442 rows, {args.diabetes_splits} random "
-             "splits, 25 % test. '/ LightGBM': the per-split ratio of test RMSEs (mean, min, max); target <= 1.02.", ""]
+    measured = results.get("rebelboost_measured")
+    lines = [f"# The regressor against LightGBM, XGBoost and HistGradientBoosting ({mode})", ""]
+    if measured:
+        lines += [f"rebelboost measured: commit {measured['commit']}"
+                  f"{' + local changes' if measured['local_changes'] else ''} of the checkout it was imported from."]
+    lines += ["", "## Accuracy", "",
+              f"Learning rate {LEARNING_RATE} for all, cap {args.cap} rounds, early stopping on validation RMSE with "
+              f"patience {args.patience} rounds for all, {args.threads} threads; peers otherwise at their defaults. "
+              f"Validation: {args.val_fraction:.0%} of the training part. HGB takes no eval set: it gets training and "
+              "validation rows together and carves its own validation split of the same size (scoring='loss', "
+              "its own random rows), and keeps the rounds after its best one. 'depth picked': rebelboost with "
+              f"max_depth in {{{', '.join(map(str, DEPTHS))}}} chosen on validation RMSE. friedman1: "
+              f"{args.friedman_rows} training rows (validation carved from them), {args.friedman_test} test rows, "
+              f"noise 1.0 (Bayes RMSE 1.0), {args.seeds} seeds; diabetes: 442 rows, {args.diabetes_splits} random "
+              "splits, 25 % test. '/ LightGBM': the per-split ratio of test RMSEs (mean, min, max); target <= 1.02.", ""]
     lines += markdown_table(results["accuracy_summary"])
     if "time_per_tree" in results:
         lines += ["", "## Time per tree", "",
@@ -362,6 +384,8 @@ def parse(argv):
 def main(argv=None):
     args = parse(argv)
     results = {"settings": {k: v for k, v in vars(args).items() if k != "out"}, "accuracy": {}}
+    if "rebelboost" in args.libraries:
+        results["rebelboost_measured"] = measured_checkout()
     if "friedman1" not in args.skip:
         results["accuracy"]["friedman1"] = accuracy("friedman1", friedman_splits(args), args)
     if "diabetes" not in args.skip:
