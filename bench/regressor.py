@@ -44,13 +44,13 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import REPO, RESULTS, markdown_table, record  # noqa: E402
+from harness import REPO, RESULTS, environment, markdown_table, record  # noqa: E402
 
 DEPTHS = (3, 4, 6, 8)
 LEARNING_RATE = 0.1
 PEERS = ("LightGBM", "XGBoost", "HGB")
 FULL = {"friedman_rows": 100_000, "friedman_test": 50_000, "seeds": 3, "diabetes_splits": 20,
-        "time_rows": 1_000_000, "time_trees": 200, "stamp_trees": 50, "repeats": 3}
+        "time_rows": 1_000_000, "time_trees": 200, "stamp_trees": 50, "repeats": 5}
 QUICK = {"friedman_rows": 10_000, "friedman_test": 5_000, "seeds": 1, "diabetes_splits": 3,
          "time_rows": 50_000, "time_trees": 20, "stamp_trees": 10, "repeats": 1}
 
@@ -318,6 +318,8 @@ def timing_rows(timing):
             "library": lib, "per tree (ms): fit difference, median": t["median_per_tree_s"] * 1e3,
             "each repeat": " ".join(f"{x['per_tree_s'] * 1e3:.2f}" for x in t["runs"]),
             "LightGBM / this": lgb["median_per_tree_s"] / t["median_per_tree_s"] if lgb else "",
+            "same repeat's LightGBM / this": " ".join(f"{a['per_tree_s'] / b['per_tree_s']:.2f}"
+                                                     for a, b in zip(lgb["runs"], t["runs"])) if lgb else "",
             "per tree (ms): callback interval, median": per_iteration * 1e3 if per_iteration else "no callback",
             "LightGBM / this (callback)": stamped(lgb) / per_iteration if lgb and per_iteration else "",
             "1-tree fit (s), median": statistics.median(x["fit_1_s"] for x in t["runs"]),
@@ -393,6 +395,7 @@ def parse(argv):
 
 def main(argv=None):
     args = parse(argv)
+    env = environment(args.threads)  # the load before the run (record() adds the load after it)
     results = {"settings": {k: v for k, v in vars(args).items() if k != "out"}, "accuracy": {}}
     if "rebelboost" in args.libraries:
         results["rebelboost_measured"] = measured_checkout()
@@ -404,7 +407,7 @@ def main(argv=None):
                                    for row in summarise(name, splits)]
     if "time" not in args.skip:
         results["time_per_tree"] = time_per_tree(args)
-    record("regressor", results, report(args, results), out_dir=args.out, threads=args.threads)
+    record("regressor", results, report(args, results), out_dir=args.out, threads=args.threads, env=env)
     print("\n".join(report(args, results)))
     return 0
 
