@@ -23,7 +23,8 @@
    rotating order for --repeats rounds; the median is reported (target: rebelboost at least 1.5x LightGBM's
    speed). The timed fits run without callbacks (a watched rebelboost fit computes its training loss every
    iteration); as a check, the median interval between per-iteration callbacks of a separate --stamp-trees
-   fit (not HGB: it has no callback). rebelboost's ``fit_info_["stage_seconds"]`` of its last long fit is
+   fit (not HGB: it has no callback), and the process CPU seconds per tree from the same two fits (both threads;
+   less moved by other processes' load than the wall time). rebelboost's ``fit_info_["stage_seconds"]`` of its last long fit is
    recorded beside it.
 
 Run from the repository root, with OpenMP threads sleeping when idle (the machine may be shared):
@@ -246,7 +247,8 @@ def stamp_callback(library, stamps):
 
 
 def timed_fit(library, X, y, trees, threads, stamps=None):
-    """Wall seconds of one fit of `trees` depth-3 trees, early stopping off, and the model. With a `stamps` list,
+    """Wall and process CPU seconds (all threads) of one fit of `trees` depth-3 trees, early stopping off, and the
+    model. With a `stamps` list,
     a callback appends the wall clock after every tree (not in HGB): a callback is not free (rebelboost then
     reports each iteration's training loss), so the fits timed as a whole run without one."""
     callbacks = [stamp_callback(library, stamps)] if stamps is not None and library != "HGB" else None
@@ -269,9 +271,9 @@ def timed_fit(library, X, y, trees, threads, stamps=None):
         model = HistGradientBoostingRegressor(max_iter=trees, learning_rate=LEARNING_RATE, max_depth=3,
                                               max_leaf_nodes=8, early_stopping=False)
     with thread_limit(threads):
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         model.fit(X, y, **fit_kw)
-        return time.perf_counter() - start, model
+        return time.perf_counter() - start, time.process_time() - cpu, model
 
 
 def time_per_tree(args):
@@ -287,12 +289,13 @@ def time_per_tree(args):
         timed_fit(lib, X[:10_000], y[:10_000], 2, args.threads, [])
     for r in range(args.repeats):
         for lib in libraries[r % len(libraries):] + libraries[:r % len(libraries)]:  # rotating order
-            one, _ = timed_fit(lib, X, y, 1, args.threads)
-            many, model = timed_fit(lib, X, y, args.time_trees, args.threads)
+            one, one_cpu, _ = timed_fit(lib, X, y, 1, args.threads)
+            many, many_cpu, model = timed_fit(lib, X, y, args.time_trees, args.threads)
             stamps = []
             if lib != "HGB":
                 timed_fit(lib, X, y, args.stamp_trees, args.threads, stamps)
             runs[lib].append({"fit_1_s": one, "fit_s": many, "per_tree_s": (many - one) / (args.time_trees - 1),
+                              "cpu_per_tree_s": (many_cpu - one_cpu) / (args.time_trees - 1),
                               "per_iteration_median_s": float(np.median(np.diff(stamps))) if len(stamps) > 1
                               else None})
             with thread_limit(args.threads):
@@ -322,6 +325,7 @@ def timing_rows(timing):
                                                      for a, b in zip(lgb["runs"], t["runs"])) if lgb else "",
             "per tree (ms): callback interval, median": per_iteration * 1e3 if per_iteration else "no callback",
             "LightGBM / this (callback)": stamped(lgb) / per_iteration if lgb and per_iteration else "",
+            "process CPU per tree (ms), median": statistics.median(x["cpu_per_tree_s"] for x in t["runs"]) * 1e3,
             "1-tree fit (s), median": statistics.median(x["fit_1_s"] for x in t["runs"]),
             "test RMSE": t["test_rmse"]})
     return rows
@@ -356,7 +360,8 @@ def report(args, results):
                   f"1-tree fit) / {args.time_trees - 1} (the same data checks, binning and Dataset construction "
                   "in both); beside it, "
                   f"as a check, the median interval between per-iteration callbacks in a separate {args.stamp_trees}-"
-                  "tree fit (HGB has none); "
+                  "tree fit (HGB has none), and the process CPU time per tree (both threads; the same difference of "
+                  "two fits), which a loaded machine changes less than the wall time; "
                   "libraries interleaved in a rotating order, "
                   f"{args.repeats} repeats, median. Test RMSE of the {args.time_trees}-tree model on 100 000 "
                   "further rows. Target: rebelboost at least 1.5x LightGBM's speed.", ""]
