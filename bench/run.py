@@ -50,6 +50,7 @@ SUITE = {
                                ["--out", "{out}/similarity_cache_speed"]),
     "json_export_memory": ("bench/json_export_memory.py", ["--n-stumps", "20000", "--out", "{out}/json_export_memory.md"],
                            ["--out", "{out}/json_export_memory.md"]),
+    "regressor": ("bench/regressor.py", ["--quick", "--out", "{out}"], ["--out", "{out}"]),
     "cli_wide_csv": ("bench/cli_wide_csv.py", ["--columns", "2000", "--repeat", "1", "--out", "{out}/cli_wide_csv.md"],
                      ["--out", "{out}/cli_wide_csv.md"]),
 }
