@@ -108,7 +108,7 @@ def _train(args):
     if args.cost_matrix and loss != "rebel":
         raise ValueError("--cost-matrix needs --loss rebel (or auto)")
     if args.weak_learner != "tree" and loss != "rebel":
-        raise ValueError("--weak-learner similarity needs --loss rebel (or auto)")
+        raise ValueError(f"--weak-learner {args.weak_learner} needs --loss rebel (or auto)")
     if loss == "rebel":
         cost = _read_cost_matrix(args.cost_matrix) if args.cost_matrix else None
         clf = REBELClassifier(cost_matrix=cost, weak_learner=args.weak_learner,
@@ -120,7 +120,7 @@ def _train(args):
         clf = AdaBoostClassifier(**common)
     start = time.perf_counter()
     clf.fit(X, y)
-    learners = "trees" if getattr(clf, "weak_learner", "tree") == "tree" else "similarities"
+    learners = {"tree": "trees", "similarity": "similarities", "hybrid": "hybrid learners"}[getattr(clf, "weak_learner", "tree")]
     print(f"trained {type(clf).__name__} with {clf.n_estimators_} {learners} in {time.perf_counter() - start:.3f} s; "
           f"training accuracy {clf.score(X, y):.4f}")
     clf.save(args.model)
@@ -266,8 +266,9 @@ def build_parser():
     train.add_argument("--cost-matrix", default=None,
                        help="REBEL: CSV of K x K costs (row = true class, column = predicted, labels sorted)")
     train.add_argument("--lam", type=float, default=0.5, help="VEB-Boost's variance weight")
-    train.add_argument("--weak-learner", choices=["tree", "similarity"], default="tree",
-                       help="REBEL's weak learners: trees, or Localized Similarities (no missing values allowed)")
+    train.add_argument("--weak-learner", choices=["tree", "similarity", "hybrid"], default="tree",
+                       help="REBEL's weak learners: trees, Localized Similarities or both (hybrid; similarities "
+                            "and hybrids allow no missing values)")
     train.add_argument("--similarity-scaling", choices=["feature", "global"], default="feature",
                        help="similarities: scale each feature by its deviation, or all by one scale")
     train.add_argument("--similarity-cache-mb", type=float, default=1024.0,
