@@ -164,7 +164,7 @@ py::array_t<U> vector_array(const std::vector<U>& v) {
 // training rows; the standardisation.
 py::dict similarities_as_dict(const PyModel& pm) {
   const Model& model = pm.model();
-  if (model.learner != LearnerKind::kSimilarity) throw InvalidArgument("not a similarity model");
+  if (model.learner == LearnerKind::kTree) throw InvalidArgument("not a similarity or hybrid model");
   const auto T = static_cast<py::ssize_t>(model.similarities.size());
   py::array_t<std::int32_t> kind(T);
   py::array_t<std::int64_t> anchors({T, static_cast<py::ssize_t>(2)});
@@ -310,7 +310,7 @@ void bind_model(py::module_& m) {
       .def_property_readonly("n_features", [](const PyModel& pm) { return pm.model().n_features; })
       .def_property_readonly("n_outputs", [](const PyModel& pm) { return pm.model().n_outputs; })
       .def_property_readonly("learner", [](const PyModel& pm) { return std::string(learner_name(pm.model().learner)); },
-                             "The weak-learner family: 'tree' or 'similarity'.")
+                             "The weak-learner family: 'tree', 'similarity' or 'hybrid'.")
       .def_property_readonly("n_trees", [](const PyModel& pm) { return pm.model().trees.size(); })
       .def_property_readonly("n_learners", [](const PyModel& pm) { return pm.model().n_learners(); })
       .def_property_readonly("bias", [](const PyModel& pm) {
@@ -321,6 +321,13 @@ void bind_model(py::module_& m) {
       .def("trees", &trees_as_dicts, py::arg("first") = 0, py::arg("count") = -1,
            "Trees first, ... (count of them; -1: to the end) as dicts of arrays.")
       .def("steps", &steps, "Step vectors a_t of every learner, (n_learners, K).")
+      .def("learner_kinds", [](const PyModel& pm) {
+        const Model& model = pm.model();
+        py::array_t<std::int8_t> kinds(static_cast<py::ssize_t>(model.n_learners()));
+        for (std::size_t t = 0; t < model.n_learners(); ++t)
+          kinds.mutable_at(static_cast<py::ssize_t>(t)) = static_cast<std::int8_t>(model.ref(t).kind);
+        return kinds;
+      }, "Each learner's kind in order, (n_learners,) int8: 0 tree, 1 similarity (hybrid models mix them).")
       .def("similarities", &similarities_as_dict, "A similarity model's learners, anchors and standardisation.")
       .def("truncated", [](const PyModel& pm, std::size_t n_trees) {
         Model out = pm.model();

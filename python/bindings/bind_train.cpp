@@ -27,7 +27,8 @@ namespace {
 LearnerKind parse_learner(const std::string& name) {
   if (name == "tree") return LearnerKind::kTree;
   if (name == "similarity") return LearnerKind::kSimilarity;
-  throw InvalidArgument("unknown weak learner '" + name + "' (expected 'tree' or 'similarity')");
+  if (name == "hybrid") return LearnerKind::kHybrid;
+  throw InvalidArgument("unknown weak learner '" + name + "' (expected 'tree', 'similarity' or 'hybrid')");
 }
 
 std::string step_rule_name(StepRule rule) { return rule == StepRule::kExact ? "exact" : "sign"; }
@@ -55,6 +56,7 @@ py::dict info_to_dict(const IterationInfo& info) {
   d["replayed"] = info.replayed;
   d["eval_loss"] = info.eval_loss;
   d["candidates"] = info.candidates;
+  d["learner"] = static_cast<int>(info.learner);  // 0 tree, 1 similarity
   return d;
 }
 
@@ -459,7 +461,7 @@ void bind_train(py::module_& m) {
         py::arg("rebel_loss") = std::string(rebel_g_name(d.rebel_g)),
         "Fit a boosted ensemble; returns (Model, history, stop_reason, stop_message, error, stage_seconds). X float32/float64, y int32 class "
         "indices; eval_sets: [(X, y, sample_weight or None)]; init_model: a Model to continue (warm start); "
-        "learner: 'tree' or 'similarity' (step_rule, tau_ratio, max_candidates, scaling ('feature' or 'global'), "
+        "learner: 'tree', 'similarity' or 'hybrid' (step_rule, tau_ratio, max_candidates, scaling ('feature' or 'global'), "
         "distance_cache_mb: "
         "TrainParams::similarity); rebel_loss: REBEL's surrogate g ('exponential', 'logistic' or 'squared'; "
         "TrainParams::rebel_g). "

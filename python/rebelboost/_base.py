@@ -57,7 +57,7 @@ _IMPORTANCE_CHUNK = 4096  # trees read from the core at a time by feature_import
 # Per-iteration fields of the core's history kept in fit_info_ (the float ones, then the counters).
 _FLOAT_INFO = ("train_loss", "weighted_error", "mass90_fraction")
 _HISTORY_KEYS = _FLOAT_INFO + ("bin_accumulations", "quick_nodes", "full_nodes", "features_pruned", "heavy_rebuilds",
-                               "candidates")
+                               "candidates", "learner")  # learner: the kind kept, 0 tree, 1 similarity
 
 
 class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):

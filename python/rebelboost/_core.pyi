@@ -35,6 +35,10 @@ class Model:
         """
     def feature_importances(self) -> numpy.typing.NDArray[numpy.float64]:
         ...
+    def learner_kinds(self) -> numpy.typing.NDArray[numpy.int8]:
+        """
+        Each learner's kind in order, (n_learners,) int8: 0 tree, 1 similarity (hybrid models mix them).
+        """
     def learner_outputs(self, X: numpy.ndarray, n_threads: typing.SupportsInt | typing.SupportsIndex = 0, first: typing.SupportsInt | typing.SupportsIndex = 0, n: typing.SupportsInt | typing.SupportsIndex = -1) -> numpy.ndarray:
         """
         f_t(x) for learners first, ... (n of them; -1: to the end) as an (n_rows, n_used) array: int8 +-1 for trees, float64 in [-1, 1] for similarities, float64 leaf values for regression trees.
@@ -87,7 +91,7 @@ class Model:
     @property
     def learner(self) -> str:
         """
-        The weak-learner family: 'tree' or 'similarity'.
+        The weak-learner family: 'tree', 'similarity' or 'hybrid'.
         """
     @property
     def loss(self) -> str:
@@ -128,7 +132,7 @@ def check_cost_matrix(cost_matrix: typing.Any, n_classes: typing.SupportsInt | t
     """
 def train(X: numpy.ndarray, y: typing.Annotated[numpy.typing.ArrayLike, numpy.int32], sample_weight: typing.Any, n_classes: typing.SupportsInt | typing.SupportsIndex, loss: str, n_estimators: typing.SupportsInt | typing.SupportsIndex = 200, max_depth: typing.SupportsInt | typing.SupportsIndex = 1, n_bins: typing.SupportsInt | typing.SupportsIndex = 256, learning_rate: typing.SupportsFloat | typing.SupportsIndex = 1.0, n_threads: typing.SupportsInt | typing.SupportsIndex = 0, smoothing: typing.SupportsFloat | typing.SupportsIndex = -1.0, bin_subsample: typing.SupportsInt | typing.SupportsIndex = 200000, bin_seed: typing.SupportsInt | typing.SupportsIndex = -1, callback: typing.Any = None, veb_lambda: typing.SupportsFloat | typing.SupportsIndex = 0.5, cost_matrix: typing.Any = None, quick: typing.SupportsInt | typing.SupportsIndex = 2, criterion: typing.SupportsInt | typing.SupportsIndex = 0, weight_trim: typing.SupportsFloat | typing.SupportsIndex = 1.0, subsample: typing.SupportsFloat | typing.SupportsIndex = 1.0, feature_fraction: typing.SupportsFloat | typing.SupportsIndex = 1.0, seed: typing.SupportsInt | typing.SupportsIndex = 0, init_model: typing.Any = None, eval_sets: list = [], learner: str = 'tree', step_rule: str = 'exact', tau_ratio: typing.SupportsFloat | typing.SupportsIndex = 0.5, max_candidates: typing.SupportsInt | typing.SupportsIndex = 0, scaling: str = 'feature', distance_cache_mb: typing.SupportsFloat | typing.SupportsIndex = 1024.0, reducer: typing.Any = None, bin_edges: typing.Any = [], global_rows: typing.Any = None, rebel_loss: str = 'exponential') -> tuple:
     """
-    Fit a boosted ensemble; returns (Model, history, stop_reason, stop_message, error, stage_seconds). X float32/float64, y int32 class indices; eval_sets: [(X, y, sample_weight or None)]; init_model: a Model to continue (warm start); learner: 'tree' or 'similarity' (step_rule, tau_ratio, max_candidates, scaling ('feature' or 'global'), distance_cache_mb: TrainParams::similarity); rebel_loss: REBEL's surrogate g ('exponential', 'logistic' or 'squared'; TrainParams::rebel_g). error: the Python exception (KeyboardInterrupt, or raised by the callback) that stopped training, for the caller to raise after keeping the finished iterations, else None. stage_seconds: {'wall' | 'thread_cpu' | 'process_cpu': {stage: seconds}} of the whole fit (TrainResult::stage_seconds). reducer, bin_edges, global_rows: one participant of a distributed fit (rebelboost.dask): reducer(values, op) returns the element-wise 'sum' or 'max' of an int64 array over all participants, bin_edges the global edges per feature, global_rows the global index of each row of X.
+    Fit a boosted ensemble; returns (Model, history, stop_reason, stop_message, error, stage_seconds). X float32/float64, y int32 class indices; eval_sets: [(X, y, sample_weight or None)]; init_model: a Model to continue (warm start); learner: 'tree', 'similarity' or 'hybrid' (step_rule, tau_ratio, max_candidates, scaling ('feature' or 'global'), distance_cache_mb: TrainParams::similarity); rebel_loss: REBEL's surrogate g ('exponential', 'logistic' or 'squared'; TrainParams::rebel_g). error: the Python exception (KeyboardInterrupt, or raised by the callback) that stopped training, for the caller to raise after keeping the finished iterations, else None. stage_seconds: {'wall' | 'thread_cpu' | 'process_cpu': {stage: seconds}} of the whole fit (TrainResult::stage_seconds). reducer, bin_edges, global_rows: one participant of a distributed fit (rebelboost.dask): reducer(values, op) returns the element-wise 'sum' or 'max' of an int64 array over all participants, bin_edges the global edges per feature, global_rows the global index of each row of X.
     """
 def train_param_defaults() -> dict:
     """

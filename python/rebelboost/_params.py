@@ -101,8 +101,9 @@ PARAMS = {p.name: p for p in [
     Param("class_weight", default=None, constraints=(dict, StrOptions({"balanced"}), None)),
     Param("lam", core="veb_lambda", cli="VEB-Boost's weight of the sample-variance penalty"),
     Param("cost_matrix", default=None, constraints=("array-like", dict, None)),
-    Param("weak_learner", core="learner", choices=("tree", "similarity"),
-          cli="REBEL's weak learners: trees, or Localized Similarities (no missing values allowed)"),
+    Param("weak_learner", core="learner", choices=("tree", "similarity", "hybrid"),
+          cli="REBEL's weak learners: trees, Localized Similarities or both (hybrid: the better candidate of each "
+              "iteration; similarities and hybrids allow no missing values)"),
     Param("similarity_scaling", core="scaling", choices=("feature", "global"),
           cli="similarities: scale each feature by its deviation, or all by one scale"),
     Param("similarity_cache_mb", core="distance_cache_mb",

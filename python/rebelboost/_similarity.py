@@ -39,4 +39,6 @@ def explain(model, X, n_threads):
     if model.learner == "similarity":
         learners = describe(model)
         result.update(anchor_rows=learners["anchor_rows"], anchors=learners["anchors"], tau=learners["tau"])
+    elif model.learner == "hybrid":
+        result["kind"] = model.learner_kinds()
     return result

@@ -136,7 +136,7 @@ def _train(args):
         y = _numeric_target(y, args.data)
     start = time.perf_counter()
     clf.fit(X, y)
-    learners = "trees" if getattr(clf, "weak_learner", "tree") == "tree" else "similarities"
+    learners = {"tree": "trees", "similarity": "similarities", "hybrid": "hybrid learners"}[getattr(clf, "weak_learner", "tree")]
     score = "R^2" if _is_regressor(clf) else "accuracy"
     print(f"trained {type(clf).__name__} with {clf.n_estimators_} {learners} in {time.perf_counter() - start:.3f} s; "
           f"training {score} {clf.score(X, y):.4f}")

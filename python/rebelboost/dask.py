@@ -257,7 +257,7 @@ class _DaskMixin:
             raise ValueError(f"{type(self).__name__} does not run callbacks (they would run on every worker); "
                              "use eval_set with early_stopping, or the local estimator")
         if getattr(local, "weak_learner", "tree") != "tree":
-            raise ValueError("weak_learner='similarity' is not distributed: a similarity compares a query with "
+            raise ValueError(f"weak_learner={local.weak_learner!r} is not distributed: a similarity compares a query with "
                              "every training row, so each iteration would move the rows; use REBELClassifier "
                              "on one machine")
         if local.weight_trim < 1.0:

@@ -30,8 +30,9 @@ class REBELClassifier(BaseBoostingClassifier):
 
     The model is ``H(x) = a_0 + sum_t f_t(x) a_t`` with weak learners ``f_t`` and step vectors ``a_t`` in
     R^K; the prediction is ``argmax_k H_k(x)``, REBEL's estimate of the minimum-risk class. The weak
-    learners are binary trees (leaves +-1, ``weak_learner="tree"``) or Localized Similarities (thesis
-    Ch. 5, ``weak_learner="similarity"``), which compare x to one or two training points.
+    learners are binary trees (leaves +-1, ``weak_learner="tree"``), Localized Similarities (thesis
+    Ch. 5, ``weak_learner="similarity"``), which compare x to one or two training points, or both
+    (``weak_learner="hybrid"``: each iteration keeps the better of a tree and a similarity).
 
     Trees: each tree's first split is searched jointly with its step vector (loss ``2 sum_k sqrt(s+_k s-_k)``);
     deeper layers are grown one at a time with the step held fixed; the step is then re-optimised in
@@ -70,9 +71,12 @@ class REBELClassifier(BaseBoostingClassifier):
     n_estimators : int, default=200
     max_depth : int, default=2
         Depth of every tree (1 to 8).
-    weak_learner : {"tree", "similarity"}, default="tree"
-        Similarities allow at most 1 024 classes (``MAX_SIMILARITY_CLASSES``; trees 4 096): their class
-        binarization solves a K x K eigenproblem every iteration.
+    weak_learner : {"tree", "similarity", "hybrid"}, default="tree"
+        Similarities (and hybrids) allow at most 1 024 classes (``MAX_SIMILARITY_CLASSES``; trees 4 096):
+        their class binarization solves a K x K eigenproblem every iteration. "hybrid": each iteration fits
+        the best tree and the best similarity on the same weights and keeps the one whose own step
+        reaches the lower REBEL training loss (docs/guide/similarity.md); ``fit_info_["learner"]`` says which
+        won when (0 tree, 1 similarity). No missing values, like similarities.
     similarity_scaling : {"feature", "global"}, default="feature"
         Similarities only: each feature centred on its mean and divided by its own standard deviation
         ("feature", for features in different units), or all divided by one scale, the root mean square of
@@ -176,8 +180,8 @@ class REBELClassifier(BaseBoostingClassifier):
             present = np.bincount(y_encoded, weights=sample_weight, minlength=len(classes)) > 0
             if present.sum() < 2:
                 raise ValueError("sample_weight leaves only 1 class with positive weight; REBELClassifier needs 2.")
-        if self.weak_learner == "similarity" and len(classes) > MAX_SIMILARITY_CLASSES:
-            raise ValueError(f"y has {len(classes)} classes; weak_learner='similarity' supports at most "
+        if self.weak_learner != "tree" and len(classes) > MAX_SIMILARITY_CLASSES:
+            raise ValueError(f"y has {len(classes)} classes; weak_learner={self.weak_learner!r} supports at most "
                              f"{MAX_SIMILARITY_CLASSES} (each iteration solves a K x K eigenproblem, time grows faster "
                              "than K^3); use weak_learner='tree' (up to 4 096 classes)")
         self.cost_matrix_ = _check_cost_matrix(self.cost_matrix, classes)
@@ -214,7 +218,8 @@ class REBELClassifier(BaseBoostingClassifier):
         [-1, 1] for similarities), ``contribution`` (n_samples, T, n_classes) = f_t(x) a_t; the raw scores
         are ``bias + contribution.sum(axis=1)`` (before the 2-class convention of decision_function).
         For similarity models also ``anchor_rows``, ``anchors`` and ``tau`` as in :attr:`learners_`: which
-        training points each learner compared x to, and how far it reaches. Memory: n_samples x T x
+        training points each learner compared x to, and how far it reaches. For hybrid models also ``kind``
+        (T,), each learner's family (0 tree, 1 similarity). Memory: n_samples x T x
         n_classes floats.
         """
         check_is_fitted(self)

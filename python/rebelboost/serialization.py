@@ -310,13 +310,18 @@ def _write_json(estimator, out):
             "cascade": None if cascade is None else {"every": cascade[0], "thresholds": cascade[1].tolist()},
             "metadata": json.loads(_metadata(estimator))}
     out.write("{" + "".join(f"\n {json.dumps(key)}: {_indented(value, 1)}," for key, value in head.items()))
-    if model.learner == "tree":
+    if model.learner != "similarity":
         out.write('\n "trees": ')
         _write_list(out, _tree_chunks(model), 1)
-    else:
+    if model.learner == "hybrid":
+        out.write(',\n "learner_kinds": ' + _indented(model.learner_kinds().tolist(), 1) + ",")
+    if model.learner != "tree":
+        steps = model.steps()
+        if model.learner == "hybrid":
+            steps = steps[model.learner_kinds() == 1]
         s = model.similarities()
         out.write('\n "similarities": ')
-        _write_list(out, _similarity_chunks(model, s, model.steps()), 1)
+        _write_list(out, _similarity_chunks(model, s, steps), 1)
         out.write(',\n "anchors": {\n  "rows": ')
         _write_list(out, _row_chunks(s["anchor_rows"]), 2)
         out.write(',\n  "standardised": ')

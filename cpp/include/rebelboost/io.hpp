@@ -20,6 +20,7 @@ namespace rebelboost {
 // 2: the header's reserved field names the learner family; similarity models. 3: the soft cascade section.
 // 4: REBEL's surrogate g after the cascade (older files load as exponential).
 // 5: node covers (Tree::cover) after each tree's nodes (older files load without covers).
+// 6: hybrid models (LearnerKind::kHybrid): trees, then similarities, then each learner's kind in order.
 // Every earlier version still loads.
 inline constexpr std::uint32_t kFormatVersion = 6;
 

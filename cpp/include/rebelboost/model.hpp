@@ -31,10 +31,11 @@ enum class RebelG : std::uint32_t {
 // "exponential", "logistic" or "squared" ("unknown" otherwise).
 const char* rebel_g_name(RebelG g);
 
-// The family of every weak learner of a model (one family per model).
+// The family of a model's weak learners (one per model; a hybrid model holds learners of both others).
 enum class LearnerKind : std::uint32_t {
   kTree = 0,        // binary trees on raw feature values (Model::trees)
   kSimilarity = 1,  // Localized Similarities on standardised features (Model::similarities)
+  kHybrid = 2,      // trees and similarities, in the order Model::order gives (docs/guide/similarity.md)
 };
 
 const char* learner_name(LearnerKind learner);
@@ -147,6 +148,13 @@ struct Cascade {
   void truncate(std::size_t n_learners, std::size_t n_classes);
 };
 
+// Learner t of a hybrid model: trees[index] or similarities[index], as `kind` says. The learners of each
+// kind keep their order, so index counts the earlier learners of the same kind.
+struct LearnerRef {
+  LearnerKind kind = LearnerKind::kTree;  // kTree or kSimilarity
+  std::uint32_t index = 0;
+};
+
 struct Model {
   LossKind loss = LossKind::kAdaBoost;
   RebelG g = RebelG::kExponential;  // REBEL's surrogate; kExponential for the binary losses
@@ -162,6 +170,9 @@ struct Model {
   std::vector<double> anchors;
   std::vector<std::uint64_t> anchor_rows;
   std::vector<Similarity> similarities;
+  // learner == kHybrid: learner t is order[t] (trees and similarities above, standardisation included);
+  // empty otherwise.
+  std::vector<LearnerRef> order;
   std::string metadata;         // opaque to the core (the Python layer stores classes, names, params as JSON)
   Cascade cascade;              // optional soft cascade, used when a prediction asks for it
 
@@ -172,13 +183,23 @@ struct Model {
   bool is_regression() const { return loss == LossKind::kSquaredError; }
 
   // Number of weak learners (trees or similarities), the T of H = a_0 + sum_{t < T} f_t a_t.
-  std::size_t n_learners() const { return learner == LearnerKind::kTree ? trees.size() : similarities.size(); }
+  std::size_t n_learners() const {
+    return learner == LearnerKind::kHybrid ? order.size()
+                                           : learner == LearnerKind::kTree ? trees.size() : similarities.size();
+  }
   // Keeps the first n learners (all if fewer), and for similarities the anchors they use (anchors are
-  // stored in the order of first use, so that is a prefix), and the cascade's checkpoints before n.
+  // stored in the order of first use, so that is a prefix), and the cascade's checkpoints before n. For a
+  // hybrid model the first n learners are a prefix of the trees and a prefix of the similarities.
   void truncate(std::size_t n);
   // Step vector a_t of learner t < n_learners().
   const std::vector<double>& step(std::size_t t) const {
-    return learner == LearnerKind::kTree ? trees[t].step : similarities[t].step;
+    const LearnerRef r = ref(t);
+    return r.kind == LearnerKind::kTree ? trees[r.index].step : similarities[r.index].step;
+  }
+  // Learner t < n_learners() as a kind and an index into trees or similarities (any model).
+  LearnerRef ref(std::size_t t) const {
+    if (learner == LearnerKind::kHybrid) return order[t];
+    return {learner, static_cast<std::uint32_t>(t)};
   }
 
   // Throws ModelFileError unless every index, size and value is consistent (finite steps and thresholds,

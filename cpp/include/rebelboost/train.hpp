@@ -52,7 +52,8 @@ struct TrainParams {
   // logistic or the squared one (steps by safeguarded Newton; root split by its Newton gain, full scan).
   // Must stay kExponential for the binary losses and for similarities.
   RebelG rebel_g = RebelG::kExponential;
-  LearnerKind learner = LearnerKind::kTree;  // kSimilarity needs the REBEL loss; the tree options below are then unused
+  // kSimilarity and kHybrid need the REBEL loss; the tree options below are unused by kSimilarity
+  LearnerKind learner = LearnerKind::kTree;
   SimilarityParams similarity;
   int n_estimators = 200;
   int max_depth = 1;              // 1..8
@@ -111,6 +112,7 @@ struct IterationInfo {
   // only; empty in TrainResult::history.
   std::vector<const double*> eval_scores;
   int candidates = 0;                  // similarities: two-point candidates visited (steps 4-6 of §5.4)
+  LearnerKind learner = LearnerKind::kTree;  // the kind of the learner kept (a hybrid fit: the family that won)
 };
 
 // Called after every iteration; return false to stop training early (the iteration is kept).

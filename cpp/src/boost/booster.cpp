@@ -241,20 +241,7 @@ class BoostingRun {
                                smoothing_, n_threads_, reducer);
     const learner::TrainingRows training_rows{order_.rows, order_.class_begin, sample_weight};  // bin edges: X's order
     clock_.enter(util::Stage::kBinning);
-    switch (params_.learner) {
-      case LearnerKind::kTree:
-        if (params_.loss == LossKind::kSquaredError) {
-          family_ = learner::make_regression_family(X, params_, training_rows, n_threads_);
-          break;
-        }
-        family_ = learner::make_tree_family(X, params_, training_rows, n_threads_, options_.distributed);
-        break;
-      case LearnerKind::kSimilarity:
-        family_ = learner::make_similarity_family(X, params_, training_rows, n_classes_, n_threads_);
-        break;
-      default:
-        throw InvalidArgument("unknown learner kind " + std::to_string(static_cast<std::uint32_t>(params_.learner)));
-    }
+    family_ = learner::make_family(X, params_, training_rows, n_classes_, n_threads_, options_.distributed);
     family_->set_stop_flag(options_.stop);
     family_->set_stage_clock(&clock_);
     clock_.enter(util::Stage::kSetup);

@@ -12,11 +12,13 @@
 //     f64[d] feature mean, f64[d] feature scale
 //     u64 number of anchors A, then A times: u64 training row, f64[d] standardised coordinates
 //     u64 number of learners T, then T times: u32 kind, u32 anchor_i, u32 anchor_j, u32 zero, f64 tau, f64[K] step
+//   hybrid (family 2, version >= 6): the trees as above, then the similarities as above, then
+//     u64 number of learners T (trees + similarities), T times u32 kind (0 tree, 1 similarity): the order
 //   version >= 3, after the learners: the soft cascade (Model::cascade; 0 checkpoints: none)
 //     u32 every, u32 classes C (2 for binary models, else K), u64 checkpoints N, f64[N * C] thresholds
 //   version >= 4, after the cascade: u32 REBEL surrogate g (Model::g: 0 exponential, 1 logistic, 2 squared)
 // Version 1 (trees only), version 2 (no cascade), version 3 (no g: exponential), version 4 (no covers) and
-// version 5 (no regression models) files still load.
+// version 5 (no regression models, no hybrids) files still load.
 #include <cerrno>
 #include <cstring>
 #include <string>
@@ -221,6 +223,26 @@ void read_similarities(Reader& r, Model& m) {
   }
 }
 
+void write_order(Writer& p, const Model& model) {
+  p.put<std::uint64_t>(model.order.size());
+  for (const LearnerRef& r : model.order) p.put<std::uint32_t>(static_cast<std::uint32_t>(r.kind));
+}
+
+// The kinds in order; each learner's index counts the earlier ones of its kind (Model::validate checks the
+// totals against the trees and similarities read before).
+void read_order(Reader& r, Model& m) {
+  const auto n = r.get<std::uint64_t>("hybrid order");
+  r.need_records(n, 4, "hybrid learner");
+  m.order.resize(static_cast<std::size_t>(n));
+  std::uint32_t n_trees = 0, n_similarities = 0;
+  for (LearnerRef& ref : m.order) {
+    const auto kind = r.get<std::uint32_t>("hybrid order");
+    if (kind > 1) throw ModelFileError("corrupt model file: hybrid learner of unknown kind " + std::to_string(kind));
+    ref.kind = static_cast<LearnerKind>(kind);
+    ref.index = kind == 0 ? n_trees++ : n_similarities++;
+  }
+}
+
 void write_cascade(Writer& p, const Model& model) {
   const std::size_t C = model.n_classes();
   p.put<std::uint32_t>(model.cascade.every);
@@ -255,10 +277,9 @@ std::string serialize(const Model& model) {
   for (double v : model.bias) p.put<double>(v);
   p.put<std::uint64_t>(model.metadata.size());
   p.bytes(model.metadata);
-  if (model.learner == LearnerKind::kTree)
-    write_trees(p, model);
-  else
-    write_similarities(p, model);
+  if (model.learner != LearnerKind::kSimilarity) write_trees(p, model);
+  if (model.learner != LearnerKind::kTree) write_similarities(p, model);
+  if (model.learner == LearnerKind::kHybrid) write_order(p, model);
   write_cascade(p, model);
   p.put<std::uint32_t>(static_cast<std::uint32_t>(model.g));
   const std::string& payload = p.str();
@@ -304,8 +325,10 @@ Model deserialize(const void* data, std::size_t size) {
   m.n_outputs = r.get<std::uint32_t>("header fields");
   const auto learner = r.get<std::uint32_t>("header fields");
   if (version == 1 && learner != 0) throw ModelFileError("corrupt model file: non-zero reserved field");
-  if (learner > static_cast<std::uint32_t>(LearnerKind::kSimilarity))
-    throw ModelFileError("corrupt model file: unknown learner family " + std::to_string(learner));
+  const auto last = version >= 6 ? LearnerKind::kHybrid : LearnerKind::kSimilarity;
+  if (learner > static_cast<std::uint32_t>(last))
+    throw ModelFileError("corrupt model file: unknown learner family " + std::to_string(learner) + " for format version " +
+                         std::to_string(version));
   m.learner = static_cast<LearnerKind>(learner);
   if (m.n_outputs == 0) throw ModelFileError("corrupt model file: 0 outputs");
   if (m.n_outputs > kMaxClasses)  // checked before the per-learner step vectors are allocated
@@ -317,10 +340,9 @@ Model deserialize(const void* data, std::size_t size) {
   const auto meta_len = r.get<std::uint64_t>("metadata length");
   r.need_records(meta_len, 1, "metadata byte");
   m.metadata = r.bytes(static_cast<std::size_t>(meta_len), "metadata");
-  if (m.learner == LearnerKind::kTree)
-    read_trees(r, m, version);
-  else
-    read_similarities(r, m);
+  if (m.learner != LearnerKind::kSimilarity) read_trees(r, m, version);
+  if (m.learner != LearnerKind::kTree) read_similarities(r, m);
+  if (m.learner == LearnerKind::kHybrid) read_order(r, m);
   if (version >= 3) read_cascade(r, m);
   if (version >= 4) m.g = static_cast<RebelG>(r.get<std::uint32_t>("surrogate g"));  // checked by validate()
   if (r.remaining() != 0)

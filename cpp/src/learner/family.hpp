@@ -38,8 +38,12 @@ class Family {
   // fields of `info`.
   virtual loss::Loss::Step fit(loss::Loss& loss, int iteration, IterationInfo& info) = 0;
 
-  // Warm start: makes learner t of `init` (a model of this family trained on the same data) the pending
-  // learner, with the outputs on the training rows that fit() gave it, and returns the loss's step sums
+  // The pending learner's outputs f_n on the training rows (|f_n| <= 1), in training row order: what the
+  // hybrid family ranks the families' candidates with.
+  virtual void pending_outputs(std::vector<double>& f) const = 0;
+
+  // Warm start: makes learner t of `init` of this family's kind (trees[t] or similarities[t]; a model of
+  // this family trained on the same data) the pending learner, with the outputs on the training rows that fit() gave it, and returns the loss's step sums
   // for them (weighted error, perfect fit). Throws InvalidArgument if `init` does not fit this data.
   virtual loss::Loss::Step replay(loss::Loss& loss, const Model& init, std::size_t t) = 0;
 
@@ -54,7 +58,8 @@ class Family {
   // the learners appended left pending (a distributed fit's node covers, reduced in one go).
   virtual void finish_model(Model& /*model*/) {}
 
-  // Other data (eval sets): scores (n_rows x K) += f_t(x) a_t and loss updated, for learner t of `model`.
+  // Other data (eval sets): scores (n_rows x K) += f_t(x) a_t and loss updated, for learner t of `model`
+  // (an index into its trees or similarities, as for replay).
   virtual void advance(const Model& model, std::size_t t, const MatrixView<T>& X, loss::Loss& loss,
                        double* scores) = 0;
 
@@ -87,5 +92,16 @@ std::unique_ptr<Family<T>> make_similarity_family(MatrixView<T> X, const TrainPa
 template <typename T>
 std::unique_ptr<Family<T>> make_regression_family(MatrixView<T> X, const TrainParams& params,
                                                   const TrainingRows& rows, int n_threads);
+
+// Trees and similarities (docs/guide/similarity.md "Hybrid"): per iteration both families fit a
+// candidate and the one whose step reaches the lower REBEL training loss is kept.
+template <typename T>
+std::unique_ptr<Family<T>> make_hybrid_family(MatrixView<T> X, const TrainParams& params, const TrainingRows& rows,
+                                              std::size_t n_classes, int n_threads);
+
+// The family params.learner names.
+template <typename T>
+std::unique_ptr<Family<T>> make_family(MatrixView<T> X, const TrainParams& params, const TrainingRows& rows,
+                                       std::size_t n_classes, int n_threads, const DistributedPart* distributed);
 
 }  // namespace rebelboost::learner

@@ -88,6 +88,9 @@ class RegressionFamily final : public Family<T> {
     return step;
   }
 
+  // The pending tree's real outputs (not bounded by 1: no hybrid ranks regression trees).
+  void pending_outputs(std::vector<double>& f) const override { f = f_; }
+
   loss::Loss::Step replay(loss::Loss&, const Model& init, std::size_t t) override {
     const Tree& tree = init.trees[t];
     if (tree.leaf_value.size() != tree.nodes.size()) throw InvalidArgument("warm start: the model to continue is no regressor");

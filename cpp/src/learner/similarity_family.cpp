@@ -76,10 +76,12 @@ class SimilarityFamily final : public Family<T> {
     return step;
   }
 
+  void pending_outputs(std::vector<double>& f) const override { f = chosen_.outputs; }
+
   loss::Loss::Step replay(loss::Loss& /*loss*/, const Model& init, std::size_t t) override {
     // The outputs are recomputed from the training points as select() computed them (the same distance
     // columns, tau and q), so the stored step restores the loss's state bit for bit.
-    if (init.learner != LearnerKind::kSimilarity || init.feature_mean != standardization_.mean ||
+    if (init.learner == LearnerKind::kTree || init.feature_mean != standardization_.mean ||
         init.feature_scale != standardization_.scale)
       throw InvalidArgument("warm start: the model to continue was standardised on other data; train it again");
     const Similarity& s = init.similarities[t];
@@ -105,7 +107,8 @@ class SimilarityFamily final : public Family<T> {
     loss.update_real(chosen_.outputs.data(), a);
   }
 
-  void append(Model& model, const std::vector<double>& a, IterationInfo& /*info*/) override {
+  void append(Model& model, const std::vector<double>& a, IterationInfo& info) override {
+    info.learner = LearnerKind::kSimilarity;
     Similarity s;
     s.kind = chosen_.kind;
     s.tau = chosen_.tau;

@@ -135,6 +135,10 @@ class TreeFamily final : public Family<T> {
     return step;
   }
 
+  void pending_outputs(std::vector<double>& f) const override {
+    f.assign(grown_.outputs.begin(), grown_.outputs.end());
+  }
+
   loss::Loss::Step replay(loss::Loss& loss, const Model& init, std::size_t t) override {
     // The stored tree's outputs on the training rows are the grown tree's (its thresholds send every
     // training value to the bin it came from), so its stored step restores the loss's state exactly.

@@ -35,6 +35,7 @@ const char* learner_name(LearnerKind learner) {
   switch (learner) {
     case LearnerKind::kTree: return "tree";
     case LearnerKind::kSimilarity: return "similarity";
+    case LearnerKind::kHybrid: return "hybrid";
   }
   return "unknown";
 }
@@ -209,6 +210,34 @@ void validate_similarities(const Model& m) {
   }
 }
 
+void validate_trees(const Model& m) {
+  for (std::size_t t = 0; t < m.trees.size(); ++t) {
+    validate_tree(m, m.trees[t], t);
+    if (m.trees[t].cover.empty() != m.trees[0].cover.empty())
+      invalid("tree " + std::to_string(t) + (m.trees[t].cover.empty() ? " has no covers" : " has covers") +
+              " unlike tree 0 (covers are on every tree or on none)");
+  }
+}
+
+// A hybrid model's order names every tree and every similarity once, each kind in its stored order.
+void validate_order(const Model& m) {
+  std::size_t n_trees = 0, n_similarities = 0;
+  for (std::size_t t = 0; t < m.order.size(); ++t) {
+    const LearnerRef r = m.order[t];
+    const bool tree = r.kind == LearnerKind::kTree;
+    if (!tree && r.kind != LearnerKind::kSimilarity)
+      invalid("hybrid learner " + std::to_string(t) + " has the unknown kind " +
+              std::to_string(static_cast<std::uint32_t>(r.kind)));
+    std::size_t& seen = tree ? n_trees : n_similarities;
+    if (r.index != seen) invalid("hybrid learner " + std::to_string(t) + " is out of order");
+    ++seen;
+  }
+  if (n_trees != m.trees.size() || n_similarities != m.similarities.size())
+    invalid("the hybrid order names " + std::to_string(n_trees) + " trees and " + std::to_string(n_similarities) +
+            " similarities; the model holds " + std::to_string(m.trees.size()) + " and " +
+            std::to_string(m.similarities.size()));
+}
+
 void validate_cascade(const Model& model) {
   const Cascade& c = model.cascade;
   if (c.empty()) return;
@@ -243,7 +272,7 @@ void Model::validate() const {
   if (g != RebelG::kExponential && loss != LossKind::kRebel)
     invalid(std::string(loss_name(loss)) + " model with the " + rebel_g_name(g) + " surrogate (REBEL only)");
   if (g != RebelG::kExponential && learner != LearnerKind::kTree)
-    invalid(std::string("similarity model with the ") + rebel_g_name(g) + " surrogate (exponential only)");
+    invalid(std::string(learner_name(learner)) + " model with the " + rebel_g_name(g) + " surrogate (exponential only)");
   if (n_features == 0) invalid("n_features is 0");
   if (n_features > kMaxFeatures)
     invalid(std::to_string(n_features) + " features, more than the limit kMaxFeatures = " + std::to_string(kMaxFeatures));
@@ -252,8 +281,11 @@ void Model::validate() const {
     invalid(std::string(loss_name(loss)) + " model with " + std::to_string(n_outputs) + " outputs");
   if (n_outputs > kMaxClasses)
     invalid(std::to_string(n_outputs) + " outputs, more than the limit kMaxClasses = " + std::to_string(kMaxClasses));
-  if (n_learners() > kMaxTrees)
-    invalid(std::to_string(n_learners()) + (learner == LearnerKind::kTree ? " trees" : " similarities") +
+  const std::size_t n_all = trees.size() + similarities.size();
+  if (n_all > kMaxTrees)
+    invalid(std::to_string(n_all) + (learner == LearnerKind::kTree         ? " trees"
+                                     : learner == LearnerKind::kSimilarity ? " similarities"
+                                                                           : " learners") +
             ", more than the limit kMaxTrees = " + std::to_string(kMaxTrees));
   if (metadata.size() > kMaxMetadataBytes)
     invalid(std::to_string(metadata.size()) + " bytes of metadata, more than the limit kMaxMetadataBytes = " +
@@ -261,21 +293,19 @@ void Model::validate() const {
   if (bias.size() != n_outputs) invalid("bias has " + std::to_string(bias.size()) + " entries, expected " + std::to_string(n_outputs));
   for (double v : bias)
     if (!std::isfinite(v)) invalid("non-finite bias");
+  const bool hybrid = learner == LearnerKind::kHybrid;
   if (learner == LearnerKind::kTree) {
     if (!feature_mean.empty() || !feature_scale.empty() || !anchors.empty() || !anchor_rows.empty() || !similarities.empty())
       invalid("a tree model holds similarity members");
-    for (std::size_t t = 0; t < trees.size(); ++t) {
-      validate_tree(*this, trees[t], t);
-      if (trees[t].cover.empty() != trees[0].cover.empty())
-        invalid("tree " + std::to_string(t) + (trees[t].cover.empty() ? " has no covers" : " has covers") +
-                " unlike tree 0 (covers are on every tree or on none)");
-    }
   } else if (learner == LearnerKind::kSimilarity) {
     if (!trees.empty()) invalid("a similarity model holds trees");
-    validate_similarities(*this);
-  } else {
+  } else if (!hybrid) {
     invalid("unknown learner kind " + std::to_string(static_cast<std::uint32_t>(learner)));
   }
+  if (!hybrid && !order.empty()) invalid(std::string("a ") + learner_name(learner) + " model holds a hybrid order");
+  if (learner != LearnerKind::kSimilarity) validate_trees(*this);
+  if (learner != LearnerKind::kTree) validate_similarities(*this);
+  if (hybrid) validate_order(*this);
   check_score_bound(*this);
   validate_cascade(*this);
 }
@@ -289,12 +319,17 @@ void Cascade::truncate(std::size_t n_learners, std::size_t n_classes) {
 
 void Model::truncate(std::size_t n) {
   cascade.truncate(std::min(n, n_learners()), n_classes());
-  if (learner == LearnerKind::kTree) {
-    if (n < trees.size()) trees.resize(n);
-    return;
+  if (n >= n_learners()) return;
+  std::size_t n_trees = n, n_similarities = n;
+  if (learner == LearnerKind::kHybrid) {
+    order.resize(n);
+    n_trees = 0;
+    for (const LearnerRef& r : order) n_trees += r.kind == LearnerKind::kTree ? 1 : 0;
+    n_similarities = n - n_trees;
   }
-  if (n >= similarities.size()) return;
-  similarities.resize(n);
+  if (n_trees < trees.size()) trees.resize(n_trees);
+  if (n_similarities >= similarities.size()) return;
+  similarities.resize(n_similarities);
   std::size_t used = 0;
   for (const Similarity& s : similarities) {
     if (s.kind != Similarity::Kind::kConstant) used = std::max<std::size_t>(used, std::size_t{s.anchor_i} + 1);
@@ -305,7 +340,7 @@ void Model::truncate(std::size_t n) {
 }
 
 bool Model::has_covers() const {
-  return learner != LearnerKind::kTree || trees.empty() || !trees[0].cover.empty();
+  return trees.empty() || !trees[0].cover.empty();
 }
 
 std::vector<double> Model::feature_importances() const {

@@ -1,5 +1,5 @@
 // The public prediction API (rebelboost/predict.hpp): Predictor owns a model and the engine of its learner
-// family (trees: engine.hpp; similarities: similarity_engine.hpp); the free functions compile the model
+// family (trees: engine.hpp; similarities: similarity_engine.hpp; hybrids: hybrid_engine.hpp); the free functions compile the model
 // for one call.
 #include <algorithm>
 #include <optional>
@@ -8,6 +8,7 @@
 
 #include "predict/cascade.hpp"
 #include "predict/engine.hpp"
+#include "predict/hybrid_engine.hpp"
 #include "predict/similarity_engine.hpp"
 #include "predict/tree_shap.hpp"
 #include "rebelboost/error.hpp"
@@ -39,18 +40,22 @@ struct Predictor::Impl {
   explicit Impl(Model m) : model(std::move(m)) {
     if (model.learner == LearnerKind::kSimilarity)
       similarities.emplace(model);
+    else if (model.learner == LearnerKind::kHybrid)
+      hybrids.emplace(model);
     else
       trees.emplace(model);
   }
   // Runs fn on the engine of the model's family.
   template <typename Fn>
   decltype(auto) run(Fn&& fn) const {
-    return similarities ? fn(*similarities) : fn(*trees);
+    if (similarities) return fn(*similarities);
+    return hybrids ? fn(*hybrids) : fn(*trees);
   }
   Model model;
   // The engine refers to `model`: Impl never moves (it lives behind a unique_ptr).
   std::optional<predict::Engine> trees;
   std::optional<predict::SimilarityEngine> similarities;
+  std::optional<predict::HybridEngine> hybrids;
 };
 
 Predictor::Predictor(Model model) : impl_(std::make_unique<Impl>(std::move(model))) {}
@@ -80,7 +85,8 @@ template <typename T>
 void Predictor::tree_outputs(MatrixView<T> X, std::int8_t* out, int n_threads, std::size_t first_tree,
                              std::size_t n_trees) const {
   if (!impl_->trees)
-    throw InvalidArgument("tree_outputs needs a tree model; similarity outputs are real: use learner_outputs");
+    throw InvalidArgument(std::string("tree_outputs needs a tree model, not a ") + learner_name(impl_->model.learner) +
+                          " one; similarity outputs are real: use learner_outputs");
   impl_->trees->tree_outputs(X, out, n_threads, first_tree, n_trees);
 }
 
@@ -88,6 +94,10 @@ template <typename T>
 void Predictor::learner_outputs(MatrixView<T> X, double* out, int n_threads, std::size_t first, std::size_t n) const {
   if (impl_->similarities) {
     impl_->similarities->learner_outputs(X, out, n_threads, first, n);
+    return;
+  }
+  if (impl_->hybrids) {
+    impl_->hybrids->learner_outputs(X, out, n_threads, first, n);
     return;
   }
   const std::size_t all = impl_->model.trees.size(), begin = std::min(first, all), count = std::min(n, all - begin);
@@ -124,6 +134,10 @@ void decision_function(const Model& model, MatrixView<T> X, double* out, int n_t
     predict::SimilarityEngine(model).decision_function(X, out, n_trees, n_threads);
     return;
   }
+  if (model.learner == LearnerKind::kHybrid) {
+    predict::HybridEngine(model).decision_function(X, out, n_trees, n_threads);
+    return;
+  }
   if (X.n_rows >= predict::Engine::kMinGroupRows) {
     predict::Engine(model).decision_function(X, out, n_trees, n_threads);
     return;
@@ -152,7 +166,8 @@ template <typename T>
 void tree_outputs(const Model& model, MatrixView<T> X, std::int8_t* out, int n_threads, std::size_t first_tree,
                   std::size_t n_trees) {
   if (model.learner != LearnerKind::kTree)
-    throw InvalidArgument("tree_outputs needs a tree model; similarity outputs are real: use learner_outputs");
+    throw InvalidArgument(std::string("tree_outputs needs a tree model, not a ") + learner_name(model.learner) +
+                          " one; similarity outputs are real: use learner_outputs");
   predict::Engine(model).tree_outputs(X, out, n_threads, first_tree, n_trees);
 }
 

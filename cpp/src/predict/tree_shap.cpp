@@ -72,8 +72,9 @@ double unwound_sum(const Element* m, std::size_t depth, std::size_t index) {
 TreeShap::TreeShap(const Model& model, std::size_t n_trees, std::size_t table_budget)
     : K_(model.n_outputs), d_(model.n_features) {
   if (model.learner != LearnerKind::kTree)
-    throw InvalidArgument("per-feature contributions are defined for tree models; a similarity learner depends on "
-                          "the whole distance between a row and its anchors, not on single features");
+    throw InvalidArgument(std::string("per-feature contributions are defined for tree models; this model has ") +
+                          learner_name(model.learner) + " learners, and a similarity learner depends on the whole "
+                          "distance between a row and its anchors, not on single features");
   if (!model.has_covers())
     throw InvalidArgument("this model has no node covers (it was read from a model file older than format version "
                           "5), so its per-feature contributions cannot be computed; train it again, or continue it "

@@ -764,7 +764,7 @@ TEST(ModelFileHostile, CascadeSection) {
 // exponential for a binary model, is rejected; a REBEL model keeps its g through a round trip.
 TEST(ModelFileHostile, SurrogateSection) {
   RawModel m = base_model();
-  for (std::uint32_t v : {1u, 2u, 3u, 4u, kFormatVersion})
+  for (std::uint32_t v : {1u, 2u, 3u, 4u, 5u, kFormatVersion})
     EXPECT_EQ(from_bytes(file_of(m, version(v))).g, RebelG::kExponential);
   m.g = 1;
   expect_rejected(file_of(m), "surrogate (REBEL only)");
