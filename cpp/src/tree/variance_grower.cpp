@@ -15,7 +15,7 @@ namespace {
 // Histograms a layer may hold at once (kept per leaf for subtraction); beyond it, each (leaf, feature)
 // histogram is built in a scratch buffer and searched at once, without subtraction.
 constexpr std::size_t kHistBudgetBytes = std::size_t{256} << 20;
-constexpr std::size_t kPartitionPart = std::size_t{1} << 16;  // rows per part of a parallel partition
+constexpr std::size_t kPartitionPart = std::size_t{1} << 16;  // rows per block of the parallel row loops
 
 // h[2 b] += s_i, h[2 b + 1] += t_i for rows[i]'s bin b in one feature's column (s, t in the rows' order:
 // gathered once per leaf, so only the column is read at random).
@@ -195,44 +195,20 @@ VarianceGrower::Leaf VarianceGrower::partition(const Leaf& leaf, const SplitInfo
       left.W += t[rows[i]] & mask;
     }
   }
-  scratch_.resize(std::max(scratch_.size(), n));
-  const std::size_t parts = std::max<std::size_t>(1, std::min<std::size_t>(util::resolve_threads(n_threads_), n / kPartitionPart));
-  if (parts == 1) {  // lefts move down in place (never past a row not yet read), rights go to scratch
-    std::size_t l = 0, r = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-      const std::uint32_t row = rows[i];
-      const bool to_left = goes_left(column, row, split, missing);
-      rows[l] = row;
-      scratch_[r] = row;
-      l += to_left;
-      r += !to_left;
-    }
-    std::copy(scratch_.begin(), scratch_.begin() + static_cast<std::ptrdiff_t>(r), rows + l);
-    left.end = leaf.begin + l;
-    return left;
+  // One pass: lefts move down in place (never past a row not yet read), rights go to this leaf's part of
+  // scratch_ (leaves are partitioned side by side), then follow the lefts.
+  std::uint32_t* right_rows = scratch_.data() + leaf.begin;
+  std::size_t l = 0, r = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint32_t row = rows[i];
+    const bool to_left = goes_left(column, row, split, missing);
+    rows[l] = row;
+    right_rows[r] = row;
+    l += to_left;
+    r += !to_left;
   }
-  std::vector<std::size_t> n_left(parts + 1, 0);
-  const auto part_range = [&](std::size_t p) { return std::pair<std::size_t, std::size_t>{n * p / parts, n * (p + 1) / parts}; };
-  util::parallel_for(static_cast<std::ptrdiff_t>(parts), static_cast<int>(parts), [&](std::ptrdiff_t pi) {
-    const auto [b, e] = part_range(static_cast<std::size_t>(pi));
-    std::size_t c = 0;
-    for (std::size_t i = b; i < e; ++i) c += goes_left(column, rows[i], split, missing);
-    n_left[static_cast<std::size_t>(pi) + 1] = c;
-  });
-  for (std::size_t p = 0; p < parts; ++p) n_left[p + 1] += n_left[p];
-  util::parallel_for(static_cast<std::ptrdiff_t>(parts), static_cast<int>(parts), [&](std::ptrdiff_t pi) {
-    const auto p = static_cast<std::size_t>(pi);
-    const auto [b, e] = part_range(p);
-    std::size_t l = n_left[p], r = n_left[parts] + (b - n_left[p]);
-    for (std::size_t i = b; i < e; ++i) {
-      const bool to_left = goes_left(column, rows[i], split, missing);
-      scratch_[to_left ? l : r] = rows[i];
-      l += to_left;
-      r += !to_left;
-    }
-  });
-  std::copy(scratch_.begin(), scratch_.begin() + static_cast<std::ptrdiff_t>(n), rows);
-  left.end = leaf.begin + n_left[parts];
+  std::copy(right_rows, right_rows + r, rows + l);
+  left.end = leaf.begin + l;
   return left;
 }
 
@@ -259,7 +235,13 @@ RegressionTree VarianceGrower::grow(const std::int64_t* s, const std::int64_t* t
   RegressionTree tree;
   tree.missing_bin = bins_.missing_bin();
   order_.resize(N);
-  std::iota(order_.begin(), order_.end(), 0u);
+  util::parallel_for(static_cast<std::ptrdiff_t>((N + kPartitionPart - 1) / kPartitionPart), util::threads_for(N, n_threads_),
+                     [&](std::ptrdiff_t b) {
+                       const std::size_t begin = static_cast<std::size_t>(b) * kPartitionPart;
+                       std::iota(order_.begin() + static_cast<std::ptrdiff_t>(begin),
+                                 order_.begin() + static_cast<std::ptrdiff_t>(std::min(N, begin + kPartitionPart)),
+                                 static_cast<std::uint32_t>(begin));
+                     });
   leaves_.clear();
   free_.clear();
   for (int b = static_cast<int>(pool_.size() / std::max<std::size_t>(hist_size_, 1)); b-- > 0;) free_.push_back(b);
@@ -298,6 +280,16 @@ RegressionTree VarianceGrower::grow(const std::int64_t* s, const std::int64_t* t
     std::size_t kept = 0;  // children that will be searched, for the histogram budget
     for (std::size_t i = 0; i < searchable.size(); ++i) kept += splits[i].found() ? 2 : 0;
     const bool subtract = !last && kept * hist_bytes <= kHistBudgetBytes;
+    std::vector<Leaf> lefts(searchable.size());  // the leaves' partitions are independent: side by side
+    std::size_t split_rows = 0;
+    for (std::size_t i = 0; i < searchable.size(); ++i)
+      split_rows += splits[i].found() ? leaves_[searchable[i]].end - leaves_[searchable[i]].begin : 0;
+    scratch_.resize(N);
+    util::parallel_for(static_cast<std::ptrdiff_t>(searchable.size()), util::threads_for(split_rows * 2, n_threads_),
+                       [&](std::ptrdiff_t i) {
+                         const auto j = static_cast<std::size_t>(i);
+                         if (splits[j].found()) lefts[j] = partition(leaves_[searchable[j]], splits[j], s, t);
+                       });
     for (std::size_t i = 0; i < searchable.size(); ++i) {
       const std::size_t l = searchable[i];
       const SplitInfo& split = splits[i];
@@ -317,7 +309,7 @@ RegressionTree VarianceGrower::grow(const std::int64_t* s, const std::int64_t* t
       node.gain = split.gini_gain;
       tree.nodes.emplace_back();
       tree.nodes.emplace_back();
-      Leaf left = partition(parent, split, s, t);
+      Leaf left = lefts[i];
       left.node = left_node;
       Leaf right;
       right.node = left_node + 1;
