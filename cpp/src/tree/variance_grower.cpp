@@ -229,11 +229,23 @@ void VarianceGrower::left_sums(const std::int64_t* h, const SplitInfo& split, Le
 
 RegressionTree VarianceGrower::grow(const std::int64_t* s, const std::int64_t* t, int max_depth,
                                     std::int64_t min_leaf_weight, const std::uint8_t* active_features) {
-  const std::size_t N = X_.n_samples;
   search_s_ = s;
   search_t_ = t;
   RegressionTree tree;
   tree.missing_bin = bins_.missing_bin();
+  start(s, t, max_depth, active_features, tree);
+  std::vector<std::size_t> open{0}, finished;
+  for (int layer = 0; layer < max_depth && !open.empty(); ++layer)
+    open = split_layer(open, layer + 1 == max_depth, min_leaf_weight, active_features, tree, finished);
+  finished.insert(finished.end(), open.begin(), open.end());
+  finish(tree, finished);
+  return tree;
+}
+
+// The root: every row in order, its sums (and the packing), its histograms when they fit the budget.
+void VarianceGrower::start(const std::int64_t* s, const std::int64_t* t, int max_depth,
+                           const std::uint8_t* active_features, RegressionTree& tree) {
+  const std::size_t N = X_.n_samples;
   order_.resize(N);
   util::parallel_for(static_cast<std::ptrdiff_t>((N + kPartitionPart - 1) / kPartitionPart), util::threads_for(N, n_threads_),
                      [&](std::ptrdiff_t b) {
@@ -250,96 +262,105 @@ RegressionTree VarianceGrower::grow(const std::int64_t* s, const std::int64_t* t
   choose_packing(s, t, root);
   tree.nodes.emplace_back();
   leaves_.push_back(root);
-  std::vector<std::size_t> open{0};
-  const std::size_t hist_bytes = hist_size_ * sizeof(std::int64_t);
-  if (max_depth > 0 && hist_bytes <= kHistBudgetBytes) {
+  if (max_depth > 0 && hist_size_ * sizeof(std::int64_t) <= kHistBudgetBytes) {
     const util::StageScope stage(clock_, util::Stage::kHistograms);
     leaves_[0].hist = take_buffer();
-    build(open, s, t, active_features);
+    build({0}, s, t, active_features);
   }
-  std::vector<std::size_t> finished;
-  for (int layer = 0; layer < max_depth && !open.empty(); ++layer) {
-    std::vector<std::size_t> searchable;
-    for (std::size_t l : open) {
-      const Leaf& leaf = leaves_[l];
-      if (leaf.end - leaf.begin >= 2 && leaf.W >= 2 * min_leaf_weight && leaf.W > 0) {
-        searchable.push_back(l);
-        continue;
-      }
-      finished.push_back(l);
-      release(l);
+}
+
+// One layer: the open leaves' best splits, their partitions (side by side), the children (with their
+// histograms unless the layer is the last); leaves that do not split join `finished`. Returns the children.
+std::vector<std::size_t> VarianceGrower::split_layer(const std::vector<std::size_t>& open, bool last,
+                                                     std::int64_t min_leaf_weight, const std::uint8_t* active_features,
+                                                     RegressionTree& tree, std::vector<std::size_t>& finished) {
+  std::vector<std::size_t> searchable;
+  for (std::size_t l : open) {
+    const Leaf& leaf = leaves_[l];
+    if (leaf.end - leaf.begin >= 2 && leaf.W >= 2 * min_leaf_weight && leaf.W > 0) {
+      searchable.push_back(l);
+      continue;
     }
-    std::vector<SplitInfo> splits;
-    {
-      const util::StageScope stage(clock_, util::Stage::kHistograms);
-      splits = search(searchable, min_leaf_weight, active_features);
-    }
-    const util::StageScope partitioning(clock_, util::Stage::kPartition);
-    std::vector<std::size_t> next, to_build;
-    const bool last = layer + 1 == max_depth;
-    std::size_t kept = 0;  // children that will be searched, for the histogram budget
-    for (std::size_t i = 0; i < searchable.size(); ++i) kept += splits[i].found() ? 2 : 0;
-    const bool subtract = !last && kept * hist_bytes <= kHistBudgetBytes;
-    std::vector<Leaf> lefts(searchable.size());  // the leaves' partitions are independent: side by side
-    std::size_t split_rows = 0;
-    for (std::size_t i = 0; i < searchable.size(); ++i)
-      split_rows += splits[i].found() ? leaves_[searchable[i]].end - leaves_[searchable[i]].begin : 0;
-    scratch_.resize(N);
-    util::parallel_for(static_cast<std::ptrdiff_t>(searchable.size()), util::threads_for(split_rows * 2, n_threads_),
-                       [&](std::ptrdiff_t i) {
-                         const auto j = static_cast<std::size_t>(i);
-                         if (splits[j].found()) lefts[j] = partition(leaves_[searchable[j]], splits[j], s, t);
-                       });
-    for (std::size_t i = 0; i < searchable.size(); ++i) {
-      const std::size_t l = searchable[i];
-      const SplitInfo& split = splits[i];
-      if (!split.found()) {
-        finished.push_back(l);
-        release(l);
-        continue;
-      }
-      Leaf parent = leaves_[l];
-      const auto left_node = static_cast<std::uint32_t>(tree.nodes.size());
-      RegressionNode& node = tree.nodes[parent.node];
-      node.feature = split.feature;
-      node.bin = split.bin;
-      node.nan_left = split.nan_left;
-      node.left = left_node;
-      node.right = left_node + 1;
-      node.gain = split.gini_gain;
-      tree.nodes.emplace_back();
-      tree.nodes.emplace_back();
-      Leaf left = lefts[i];
-      left.node = left_node;
-      Leaf right;
-      right.node = left_node + 1;
-      right.begin = left.end;
-      right.end = parent.end;
-      right.S = parent.S - left.S;
-      right.W = parent.W - left.W;
-      leaves_[l].hist = -1;  // the parent's buffer passes to a child (or back to the pool)
-      if (subtract && parent.hist >= 0) {
-        Leaf& small = left.end - left.begin <= right.end - right.begin ? left : right;
-        Leaf& large = &small == &left ? right : left;
-        large.hist = parent.hist;
-        small.hist = take_buffer();
-      } else if (parent.hist >= 0) {
-        free_.push_back(parent.hist);
-      }
-      next.push_back(leaves_.size());
-      leaves_.push_back(left);
-      next.push_back(leaves_.size());
-      leaves_.push_back(right);
-    }
-    if (subtract) {
-      const util::StageScope stage(clock_, util::Stage::kHistograms);
-      subtract_siblings(next, s, t, active_features);
-    }
-    open = std::move(next);
+    finished.push_back(l);
+    release(l);
   }
-  finished.insert(finished.end(), open.begin(), open.end());
-  finish(tree, finished);
-  return tree;
+  std::vector<SplitInfo> splits;
+  {
+    const util::StageScope stage(clock_, util::Stage::kHistograms);
+    splits = search(searchable, min_leaf_weight, active_features);
+  }
+  const util::StageScope partitioning(clock_, util::Stage::kPartition);
+  std::size_t kept = 0;  // children that will be searched, for the histogram budget
+  for (const SplitInfo& split : splits) kept += split.found() ? 2 : 0;
+  const bool subtract = !last && kept * hist_size_ * sizeof(std::int64_t) <= kHistBudgetBytes;
+  const std::vector<Leaf> lefts = partition_all(searchable, splits);
+  std::vector<std::size_t> next;
+  for (std::size_t i = 0; i < searchable.size(); ++i) {
+    if (!splits[i].found()) {
+      finished.push_back(searchable[i]);
+      release(searchable[i]);
+      continue;
+    }
+    add_children(searchable[i], splits[i], lefts[i], subtract, tree, next);
+  }
+  if (subtract) {
+    const util::StageScope stage(clock_, util::Stage::kHistograms);
+    subtract_siblings(next, search_s_, search_t_, active_features);
+  }
+  return next;
+}
+
+// The split leaves' partitions, independent of each other: side by side; returns each one's left child.
+std::vector<VarianceGrower::Leaf> VarianceGrower::partition_all(const std::vector<std::size_t>& leaves,
+                                                                const std::vector<SplitInfo>& splits) {
+  std::vector<Leaf> lefts(leaves.size());
+  std::size_t split_rows = 0;
+  for (std::size_t i = 0; i < leaves.size(); ++i)
+    split_rows += splits[i].found() ? leaves_[leaves[i]].end - leaves_[leaves[i]].begin : 0;
+  scratch_.resize(X_.n_samples);
+  util::parallel_for(static_cast<std::ptrdiff_t>(leaves.size()), util::threads_for(split_rows * 2, n_threads_),
+                     [&](std::ptrdiff_t i) {
+                       const auto j = static_cast<std::size_t>(i);
+                       if (splits[j].found()) lefts[j] = partition(leaves_[leaves[j]], splits[j], search_s_, search_t_);
+                     });
+  return lefts;
+}
+
+// Leaf l becomes a split node with children `left` (from its partition) and the rest; with subtraction the
+// larger child inherits the parent's histogram buffer and the smaller one gets a new one.
+void VarianceGrower::add_children(std::size_t l, const SplitInfo& split, Leaf left, bool subtract, RegressionTree& tree,
+                                  std::vector<std::size_t>& next) {
+  const Leaf parent = leaves_[l];
+  const auto left_node = static_cast<std::uint32_t>(tree.nodes.size());
+  RegressionNode& node = tree.nodes[parent.node];
+  node.feature = split.feature;
+  node.bin = split.bin;
+  node.nan_left = split.nan_left;
+  node.left = left_node;
+  node.right = left_node + 1;
+  node.gain = split.gini_gain;
+  tree.nodes.emplace_back();
+  tree.nodes.emplace_back();
+  left.node = left_node;
+  Leaf right;
+  right.node = left_node + 1;
+  right.begin = left.end;
+  right.end = parent.end;
+  right.S = parent.S - left.S;
+  right.W = parent.W - left.W;
+  leaves_[l].hist = -1;  // the parent's buffer passes to a child (or back to the pool)
+  if (subtract && parent.hist >= 0) {
+    Leaf& small = left.end - left.begin <= right.end - right.begin ? left : right;
+    Leaf& large = &small == &left ? right : left;
+    large.hist = parent.hist;
+    small.hist = take_buffer();
+  } else if (parent.hist >= 0) {
+    free_.push_back(parent.hist);
+  }
+  next.push_back(leaves_.size());
+  leaves_.push_back(left);
+  next.push_back(leaves_.size());
+  leaves_.push_back(right);
 }
 
 // After a layer's partitions: each pair's smaller child's histograms from its rows, the larger's as the

@@ -62,6 +62,14 @@ class VarianceGrower {
   void subtract_siblings(const std::vector<std::size_t>& next, const std::int64_t* s, const std::int64_t* t,
                          const std::uint8_t* active_features);
   void finish(RegressionTree& tree, const std::vector<std::size_t>& finished);
+  void start(const std::int64_t* s, const std::int64_t* t, int max_depth, const std::uint8_t* active_features,
+             RegressionTree& tree);
+  std::vector<std::size_t> split_layer(const std::vector<std::size_t>& open, bool last, std::int64_t min_leaf_weight,
+                                       const std::uint8_t* active_features, RegressionTree& tree,
+                                       std::vector<std::size_t>& finished);
+  std::vector<Leaf> partition_all(const std::vector<std::size_t>& leaves, const std::vector<SplitInfo>& splits);
+  void add_children(std::size_t l, const SplitInfo& split, Leaf left, bool subtract, RegressionTree& tree,
+                    std::vector<std::size_t>& next);
 
   const data::BinnedMatrix& X_;
   const data::BinMapper& bins_;
