@@ -6,7 +6,8 @@
 // is a missing value. Output (OUT.csv or stdout): "class,score[,score...]" per row, scores printed
 // with %.17g so they read back as the same doubles. With --early-exit (exact early exit) or --cascade (the
 // model's calibrated soft cascade) rows may stop early, so their scores are partial: the output is then
-// "class,learners" per row, learners being how many each row evaluated.
+// "class,learners" per row, learners being how many each row evaluated. A regression model
+// (BoostingRegressor) writes its prediction per row, %.17g, and takes neither option.
 // Exit codes: 0 success; 1 rebelboost or I/O error ("error: ..." on stderr); 2 usage or malformed CSV.
 #include <cctype>
 #include <cerrno>
@@ -117,10 +118,15 @@ int main(int argc, char** argv) {
     std::vector<double> scores(n_rows * K);
     std::vector<std::int32_t> classes(n_rows);
     std::vector<std::uint32_t> learners(n_rows);
+    const bool regression = model.is_regression();
+    if (regression && stops_early) {
+      std::fprintf(stderr, "error: --early-exit and --cascade choose classes; this model is a regressor\n");
+      return 2;
+    }
     if (n_rows > 0) {
       const auto view = rebelboost::MatrixView<double>::row_major(X.data(), n_rows, n_features);
       if (!stops_early) predictor.decision_function(view, scores.data());
-      predictor.predict(view, classes.data(), options, learners.data());
+      if (!regression) predictor.predict(view, classes.data(), options, learners.data());
     }
 
     std::FILE* out = stdout;
@@ -128,7 +134,8 @@ int main(int argc, char** argv) {
       out = std::fopen(argv[3], "w");
       if (!out) throw rebelboost::IoError(std::string("cannot write '") + argv[3] + "': " + std::strerror(errno));
     }
-    for (std::size_t r = 0; r < n_rows; ++r) {
+    for (std::size_t r = 0; r < n_rows && regression; ++r) std::fprintf(out, "%.17g\n", scores[r]);
+    for (std::size_t r = 0; r < n_rows && !regression; ++r) {
       std::fprintf(out, "%d", static_cast<int>(classes[r]));
       if (stops_early) std::fprintf(out, ",%u", static_cast<unsigned>(learners[r]));
       for (std::size_t k = 0; k < K && !stops_early; ++k) std::fprintf(out, ",%.17g", scores[r * K + k]);

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import rebelboost
-from rebelboost import AdaBoostClassifier, REBELClassifier, VEBBoostClassifier
+from rebelboost import AdaBoostClassifier, BoostingRegressor, REBELClassifier, VEBBoostClassifier
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 SCRIPT = os.path.join(REPO, "tests", "cmake", "run_consumer_test.sh")
@@ -89,3 +89,25 @@ def test_native_predictions_equal_python(make, tmp_path):
     finally:
         if kept:
             subprocess.run(["rm", "-rf", kept[0]], check=False)
+
+
+def test_native_regressor_predictions_equal_python(tmp_path):
+    # A regression model (real leaves): the app prints each row's prediction, bit for bit Python's.
+    rng = np.random.RandomState(1)
+    X = rng.normal(size=(400, 4))
+    X[rng.rand(*X.shape) < 0.05] = np.nan
+    y = np.nan_to_num(X[:, 0]) * 3 + np.sin(np.nan_to_num(X[:, 1])) + rng.normal(scale=0.3, size=400)
+    reg = BoostingRegressor(n_estimators=40, max_depth=4, min_samples_leaf=5).fit(X, y)
+    model, data, expected = tmp_path / "m.rbm", tmp_path / "x.csv", tmp_path / "expected.csv"
+    reg.save(model)
+    X_test = rng.normal(size=(100, 4))
+    X_test[::7, 2] = np.nan
+    with open(data, "w") as handle:
+        for row in X_test:
+            handle.write(",".join("nan" if np.isnan(v) else repr(float(v)) for v in row) + "\n")
+    expected.write_text("".join(f"{v:.17g}\n" for v in reg.predict(X_test)))
+    env = dict(os.environ, REBELBOOST_CMAKE_PREFIX=os.path.dirname(rebelboost.__file__))
+    result = subprocess.run(["bash", SCRIPT, str(model), str(data), str(expected)], capture_output=True, text=True,
+                            env=env, timeout=600)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "PASS" in result.stdout
