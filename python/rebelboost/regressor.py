@@ -93,8 +93,20 @@ class BoostingRegressor(RegressorMixin, BaseEstimator):
 
     Attributes
     ----------
-    n_estimators_, best_iteration_, evals_result_, fit_info_, feature_importances_, n_features_in_,
-    feature_names_in_ : as the classifiers have them.
+    n_estimators_ : int
+        Trees fitted (after early stopping: the best iteration's).
+    best_iteration_ : int or None
+        Trees with the lowest validation score (None without validation data).
+    evals_result_ : dict
+        Per validation set, the ``scoring`` after every tree.
+    fit_info_ : dict
+        How training ended (``stop_reason``) and per-iteration training figures.
+    feature_importances_ : ndarray of shape (n_features_in_,)
+        Split gains weighted by each tree's step, normalised to sum 1.
+    n_features_in_ : int
+        Features seen in fit.
+    feature_names_in_ : ndarray of str
+        Column names seen in fit (DataFrames only).
     """
 
     _loss = "squared_error"

@@ -31,6 +31,8 @@ KINDS = {
               (REBELClassifier(n_estimators=3, max_depth=2), "binary")],
     "similarity": [(REBELClassifier(n_estimators=4, weak_learner="similarity"), "multi"),
                    (REBELClassifier(n_estimators=3, weak_learner="similarity", similarity_scaling="global"), "binary")],
+    "hybrid": [(REBELClassifier(n_estimators=6, weak_learner="hybrid"), "multi"),
+               (REBELClassifier(n_estimators=5, max_depth=1, weak_learner="hybrid"), "binary")],
     "regression": [(BoostingRegressor(n_estimators=3, max_depth=2, min_samples_leaf=5), "real"),
                    (BoostingRegressor(n_estimators=2, max_depth=4, min_samples_leaf=1), "real")],
 }
@@ -66,12 +68,12 @@ def main(out):
     for kind, estimators in KINDS.items():
         os.makedirs(os.path.join(out, kind), exist_ok=True)
         for i, (estimator, y) in enumerate(estimators):
-            X_kind = np.nan_to_num(X) if kind == "similarity" else X
+            X_kind = np.nan_to_num(X) if kind in ("similarity", "hybrid") else X
             estimator.fit(X_kind, labels[y]).save(os.path.join(out, kind, f"seed{i}.rbm"))
             if i == 0 and kind != "regression":  # and the same model with a soft cascade section
                 estimator.calibrate_cascade(X_kind, labels[y], max_disagreement=0.1)
                 estimator.save(os.path.join(out, kind, "cascade.rbm"))
-        if kind != "similarity":
+        if kind not in ("similarity", "hybrid"):
             with_deep_chain(os.path.join(out, kind, "seed0.rbm"), os.path.join(out, kind, "deep.rbm"))
 
 

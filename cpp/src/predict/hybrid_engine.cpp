@@ -24,11 +24,7 @@ HybridEngine::Row HybridEngine::scratch() const {
 
 template <typename T>
 void HybridEngine::start(const T* x, std::ptrdiff_t stride, std::size_t row, Row& s) const {
-  evaluator_.standardize(x, stride, row, s.z.data());
-  for (std::size_t c = 0; c < model_.n_features; ++c)
-    if (!std::isfinite(s.z[c]))
-      throw InvalidArgument("X contains an infinite value at row " + std::to_string(row) + ", feature " +
-                            std::to_string(c) + "; hybrid models compare whole rows");
+  evaluator_.standardize(x, stride, row, s.z.data());  // NaN refused; +-inf gives the similarities' limits
   std::fill(s.known.begin(), s.known.end(), std::uint8_t{0});
 }
 
