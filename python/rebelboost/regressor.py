@@ -101,7 +101,7 @@ class BoostingRegressor(RegressorMixin, BaseEstimator):
         Per validation set, the ``scoring`` after every tree.
     fit_info_ : dict
         How training ended (``stop_reason``) and per-iteration training figures.
-    feature_importances_ : ndarray of shape (n_features_in_,)
+    feature_importances_ : ndarray of shape (n_features,)
         Split gains weighted by each tree's step, normalised to sum 1.
     n_features_in_ : int
         Features seen in fit.
@@ -264,7 +264,7 @@ class BoostingRegressor(RegressorMixin, BaseEstimator):
         return model.decision_function(X, threads, n_trees, True)
 
     def staged_predict(self, X: ArrayLike) -> Iterator[NDArray[np.float64]]:
-        """Yield the predictions after each tree (1, 2, ..., n_estimators_ trees)."""
+        """Yield the predictions after each tree (1, 2, ..., ``n_estimators_`` trees)."""
         check_is_fitted(self)
         X = check_predict_data(self, X)
         steps = self._model.steps()[:, 0]
