@@ -300,6 +300,7 @@ void bind_model(py::module_& m) {
   m.attr("MAX_CLASSES") = kMaxClasses;
   m.attr("MAX_METADATA_BYTES") = kMaxMetadataBytes;
   m.attr("MAX_ABS_SCORE") = kMaxAbsScore;
+  m.attr("MAX_ABS_TARGET") = kMaxAbsTarget;
   py::class_<PyModel>(m, "Model")
       .def_property_readonly("loss", [](const PyModel& pm) { return std::string(loss_name(pm.model().loss)); })
       .def_property_readonly("loss_key", [](const PyModel& pm) { return loss_key(pm.model().loss); },

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy
 import numpy.typing
 import typing
-__all__: list[str] = ['MAX_ABS_SCORE', 'MAX_CLASSES', 'MAX_FEATURES', 'MAX_METADATA_BYTES', 'MAX_TREES', 'MAX_TREE_NODES', 'Model', 'ModelFileError', 'PARAM_BOUNDS', 'bin_edges', 'bin_sample_rows', 'check_cost_matrix', 'train', 'train_param_defaults', 'train_regressor']
+__all__: list[str] = ['MAX_ABS_SCORE', 'MAX_ABS_TARGET', 'MAX_CLASSES', 'MAX_FEATURES', 'MAX_METADATA_BYTES', 'MAX_TREES', 'MAX_TREE_NODES', 'Model', 'ModelFileError', 'PARAM_BOUNDS', 'bin_edges', 'bin_sample_rows', 'check_cost_matrix', 'train', 'train_param_defaults', 'train_regressor']
 class ModelFileError(ValueError):
     pass
 class Model:
@@ -143,6 +143,7 @@ def train_regressor(X: numpy.ndarray, y: typing.Any, sample_weight: typing.Any, 
     Fit a gradient-boosted regressor (squared error, regression trees); returns what train() returns. y: float64 targets; eval_sets: [(X, y, sample_weight or None)] with float64 targets.
     """
 MAX_ABS_SCORE: float = 1e+300
+MAX_ABS_TARGET: float = 1e+150
 MAX_CLASSES: int = 4096
 MAX_FEATURES: int = 16777216
 MAX_METADATA_BYTES: int = 33554432

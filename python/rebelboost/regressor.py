@@ -35,7 +35,7 @@ else:
 
 __all__ = ["BoostingRegressor"]
 
-_MAX_ABS_TARGET = 1e150  # the core's kMaxAbsTarget: squared errors stay finite
+_MAX_ABS_TARGET = _core.MAX_ABS_TARGET  # the core's kMaxAbsTarget (squared errors stay finite), read from it
 
 
 def _check_targets(y: ArrayLike, what: str) -> NDArray[np.float64]:
@@ -43,7 +43,7 @@ def _check_targets(y: ArrayLike, what: str) -> NDArray[np.float64]:
     bad = ~(np.abs(y) <= _MAX_ABS_TARGET)
     if bad.any():
         row = int(np.flatnonzero(bad)[0])
-        kind = "not finite" if not np.isfinite(y[row]) else "beyond 1e150 (squared errors must stay finite)"
+        kind = "not finite" if not np.isfinite(y[row]) else "beyond 1e150, the core's kMaxAbsTarget (squared errors must stay finite)"
         raise ValueError(f"{what} at row {row} is {y[row]!r}: {kind}")
     return np.ascontiguousarray(y)
 
@@ -161,8 +161,6 @@ class BoostingRegressor(RegressorMixin, BaseEstimator):
         y = _check_targets(y, "y")
         if sample_weight is not None:
             sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
-            if not np.all(np.isfinite(sample_weight)) or not sample_weight.sum() > 0:
-                raise ValueError("sample_weight must be finite and >= 0 with a positive sum")
         return X, y, sample_weight
 
     def _eval_sets(self, eval_set, dtype):
