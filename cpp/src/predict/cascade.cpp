@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "predict/engine.hpp"
-#include "predict/hybrid_engine.hpp"
 #include "predict/similarity_engine.hpp"
 #include "rebelboost/error.hpp"
 #include "util/parallel.hpp"
@@ -337,8 +336,6 @@ REBELBOOST_CALIBRATE(Engine, float)
 REBELBOOST_CALIBRATE(Engine, double)
 REBELBOOST_CALIBRATE(SimilarityEngine, float)
 REBELBOOST_CALIBRATE(SimilarityEngine, double)
-REBELBOOST_CALIBRATE(HybridEngine, float)
-REBELBOOST_CALIBRATE(HybridEngine, double)
 #undef REBELBOOST_CALIBRATE
 
 }  // namespace rebelboost::predict

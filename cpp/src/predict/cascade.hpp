@@ -47,7 +47,7 @@ inline std::int32_t cascade_decision(const Cascade& cascade, std::size_t c, std:
 //
 // Throws InvalidArgument when the rows cannot certify the target (fewer than CascadeReport::min_rows: even
 // no harm at all would not reject), or the target is 0. `report` (optional) receives the figures.
-// Engine: the tree Engine, the SimilarityEngine or the HybridEngine (instantiated for each).
+// Engine: the tree Engine or the SimilarityEngine (similarity and hybrid models; instantiated for each).
 template <typename Engine, typename T>
 Cascade calibrate_cascade(const Engine& engine, MatrixView<T> X, const std::int32_t* y, const CascadeTarget& target,
                           int n_threads, CascadeReport* report = nullptr);

@@ -1,5 +1,5 @@
 // The public prediction API (rebelboost/predict.hpp): Predictor owns a model and the engine of its learner
-// family (trees: engine.hpp; similarities: similarity_engine.hpp; hybrids: hybrid_engine.hpp); the free functions compile the model
+// family (trees: engine.hpp; similarities and hybrids: similarity_engine.hpp); the free functions compile the model
 // for one call.
 #include <algorithm>
 #include <optional>
@@ -8,7 +8,6 @@
 
 #include "predict/cascade.hpp"
 #include "predict/engine.hpp"
-#include "predict/hybrid_engine.hpp"
 #include "predict/similarity_engine.hpp"
 #include "predict/tree_shap.hpp"
 #include "rebelboost/error.hpp"
@@ -38,24 +37,20 @@ void real_tree_outputs(const Model& model, const MatrixView<T>& X, double* out, 
 
 struct Predictor::Impl {
   explicit Impl(Model m) : model(std::move(m)) {
-    if (model.learner == LearnerKind::kSimilarity)
-      similarities.emplace(model);
-    else if (model.learner == LearnerKind::kHybrid)
-      hybrids.emplace(model);
-    else
+    if (model.learner == LearnerKind::kTree)
       trees.emplace(model);
+    else
+      similarities.emplace(model);
   }
   // Runs fn on the engine of the model's family.
   template <typename Fn>
   decltype(auto) run(Fn&& fn) const {
-    if (similarities) return fn(*similarities);
-    return hybrids ? fn(*hybrids) : fn(*trees);
+    return similarities ? fn(*similarities) : fn(*trees);
   }
   Model model;
   // The engine refers to `model`: Impl never moves (it lives behind a unique_ptr).
   std::optional<predict::Engine> trees;
-  std::optional<predict::SimilarityEngine> similarities;
-  std::optional<predict::HybridEngine> hybrids;
+  std::optional<predict::SimilarityEngine> similarities;  // similarity and hybrid models
 };
 
 Predictor::Predictor(Model model) : impl_(std::make_unique<Impl>(std::move(model))) {}
@@ -96,10 +91,6 @@ void Predictor::learner_outputs(MatrixView<T> X, double* out, int n_threads, std
     impl_->similarities->learner_outputs(X, out, n_threads, first, n);
     return;
   }
-  if (impl_->hybrids) {
-    impl_->hybrids->learner_outputs(X, out, n_threads, first, n);
-    return;
-  }
   const std::size_t all = impl_->model.trees.size(), begin = std::min(first, all), count = std::min(n, all - begin);
   if (impl_->model.is_regression()) {
     real_tree_outputs(impl_->model, X, out, n_threads, begin, count);
@@ -130,12 +121,8 @@ std::int32_t Predictor::predict_row(const T* x, std::ptrdiff_t stride, double* s
 
 template <typename T>
 void decision_function(const Model& model, MatrixView<T> X, double* out, int n_threads, std::size_t n_trees) {
-  if (model.learner == LearnerKind::kSimilarity) {
+  if (model.learner != LearnerKind::kTree) {
     predict::SimilarityEngine(model).decision_function(X, out, n_trees, n_threads);
-    return;
-  }
-  if (model.learner == LearnerKind::kHybrid) {
-    predict::HybridEngine(model).decision_function(X, out, n_trees, n_threads);
     return;
   }
   if (X.n_rows >= predict::Engine::kMinGroupRows) {

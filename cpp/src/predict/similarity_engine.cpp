@@ -1,11 +1,10 @@
-// Batch and one-row prediction of similarity models (model/similarity_outputs.hpp does the per-row work).
+// Batch and one-row prediction of similarity and hybrid models (predict/similarity_engine.hpp).
 #include "predict/similarity_engine.hpp"
 
 #include <algorithm>
 #include <string>
 #include <vector>
 
-#include "model/similarity_outputs.hpp"
 #include "predict/engine.hpp"
 #include "rebelboost/error.hpp"
 #include "util/parallel.hpp"
@@ -18,6 +17,35 @@ constexpr std::size_t kChunkRows = 256;
 
 }  // namespace
 
+SimilarityEngine::Row SimilarityEngine::scratch() const {
+  return {std::vector<double>(model_.n_features), std::vector<double>(model_.anchor_rows.size()),
+          std::vector<std::uint8_t>(model_.anchor_rows.size())};
+}
+
+template <typename T>
+void SimilarityEngine::start(const T* x, std::ptrdiff_t stride, std::size_t row, Row& s) const {
+  evaluator_.standardize(x, stride, row, s.z.data());  // NaN refused; +-inf gives the similarities' limits
+  std::fill(s.known.begin(), s.known.end(), std::uint8_t{0});
+}
+
+template <typename T>
+double SimilarityEngine::output(std::size_t t, const T* x, std::ptrdiff_t stride, Row& s) const {
+  const LearnerRef r = model_.ref(t);
+  if (r.kind == LearnerKind::kTree) return model_.trees[r.index].output(x, stride);
+  return evaluator_.output(r.index, s.z.data(), s.distance.data(), s.known.data());
+}
+
+template <typename T>
+void SimilarityEngine::add(const T* x, std::ptrdiff_t stride, Row& s, double* scores, std::size_t t_begin,
+                           std::size_t t_end) const {
+  const std::size_t K = model_.n_outputs;
+  for (std::size_t t = t_begin; t < t_end; ++t) {
+    const double f = output(t, x, stride, s);
+    const double* a = model_.step(t).data();
+    for (std::size_t k = 0; k < K; ++k) scores[k] += f * a[k];
+  }
+}
+
 template <typename T>
 void SimilarityEngine::check_columns(const MatrixView<T>& X) const {
   if (X.n_cols != model_.n_features)
@@ -25,90 +53,77 @@ void SimilarityEngine::check_columns(const MatrixView<T>& X) const {
                           std::to_string(model_.n_features));
 }
 
+template <typename T, typename Fn>
+void SimilarityEngine::for_each_row(const MatrixView<T>& X, int n_threads, Fn&& fn) const {
+  check_columns(X);
+  const auto n_chunks = static_cast<std::ptrdiff_t>((X.n_rows + kChunkRows - 1) / kChunkRows);
+  util::parallel_for(n_chunks, n_threads, [&](std::ptrdiff_t c) {
+    Row s = scratch();
+    const std::size_t begin = static_cast<std::size_t>(c) * kChunkRows, end = std::min(X.n_rows, begin + kChunkRows);
+    for (std::size_t r = begin; r < end; ++r) fn(r, X.data + static_cast<std::ptrdiff_t>(r) * X.row_stride, s);
+  });
+}
+
 template <typename T>
 void SimilarityEngine::decision_function(MatrixView<T> X, double* out, std::size_t n_learners, int n_threads) const {
+  const std::size_t K = model_.n_outputs, n = used(n_learners);
+  if (!batch()) {
+    for_each_row(X, n_threads, [&](std::size_t r, const T* x, Row& s) {
+      double* scores = out + r * K;
+      std::copy(model_.bias.begin(), model_.bias.end(), scores);
+      start(x, X.col_stride, r, s);
+      add(x, X.col_stride, s, scores, 0, n);
+    });
+    return;
+  }
   check_columns(X);
-  const std::size_t K = model_.n_outputs;
   similarity::for_each_similarity_output(
-      model_, X, 0, used(n_learners), n_threads, kChunkRows,
+      model_, X, 0, n, n_threads, kChunkRows,
       [&](std::size_t begin, std::size_t end) {
-        for (std::size_t r = begin; r < end; ++r)
-          for (std::size_t k = 0; k < K; ++k) out[r * K + k] = model_.bias[k];
+        for (std::size_t r = begin; r < end; ++r) std::copy(model_.bias.begin(), model_.bias.end(), out + r * K);
       },
       [&](std::size_t t, std::size_t r, double f) {
-        const double* step = model_.similarities[t].step.data();
-        for (std::size_t k = 0; k < K; ++k) out[r * K + k] += f * step[k];
+        const double* a = model_.similarities[t].step.data();
+        for (std::size_t k = 0; k < K; ++k) out[r * K + k] += f * a[k];
       });
-}
-
-SimilarityEngine::RowScratch SimilarityEngine::scratch() const {
-  return {std::vector<double>(model_.n_features), std::vector<double>(model_.anchor_rows.size()),
-          std::vector<std::uint8_t>(model_.anchor_rows.size())};
-}
-
-// One row from checkpoint to checkpoint (StopRule), each learner's distances computed on first use: the
-// scores are the bits decision_function adds up, learner by learner, until the row stops.
-template <typename T>
-std::int32_t SimilarityEngine::predict_stopping(const T* x, std::ptrdiff_t stride, std::size_t row,
-                                                const PredictOptions& options, double* scores, RowScratch& s,
-                                                std::uint32_t* n_learners) const {
-  evaluator_.standardize(x, stride, row, s.z.data());
-  std::fill(s.known.begin(), s.known.end(), std::uint8_t{0});
-  const std::size_t K = model_.n_outputs;
-  return predict_with_stops(stop_, model_, options, used(options.n_trees), scores, n_learners,
-                            [&](std::size_t t0, std::size_t t1) {
-                              for (std::size_t t = t0; t < t1; ++t) {
-                                const double f = evaluator_.output(t, s.z.data(), s.distance.data(), s.known.data());
-                                const double* step = model_.similarities[t].step.data();
-                                for (std::size_t k = 0; k < K; ++k) scores[k] += f * step[k];
-                              }
-                            });
-}
-
-template <typename T>
-void SimilarityEngine::advance_row(const T* x, std::ptrdiff_t stride, double* scores, std::size_t t_begin,
-                                   std::size_t t_end) const {
-  RowScratch s = scratch();
-  evaluator_.standardize(x, stride, 0, s.z.data());
-  for (std::size_t t = t_begin; t < t_end; ++t) {
-    const double f = evaluator_.output(t, s.z.data(), s.distance.data(), s.known.data());
-    const double* step = model_.similarities[t].step.data();
-    for (std::size_t k = 0; k < model_.n_outputs; ++k) scores[k] += f * step[k];
-  }
 }
 
 template <typename T>
 void SimilarityEngine::predict(MatrixView<T> X, std::int32_t* classes, const PredictOptions& options,
                                std::uint32_t* n_learners) const {
   const std::size_t K = model_.n_outputs, n = used(options.n_trees);
-  if (options.early_exit || options.cascade) {
-    check_columns(X);
-    stop_.stops(options, n);  // refuses a cascade the model lacks before any work
-    const auto n_chunks = static_cast<std::ptrdiff_t>((X.n_rows + kChunkRows - 1) / kChunkRows);
-    util::parallel_for(n_chunks, options.n_threads, [&](std::ptrdiff_t c) {
-      RowScratch s = scratch();
-      std::vector<double> scores(K);
-      const std::size_t begin = static_cast<std::size_t>(c) * kChunkRows, end = std::min(X.n_rows, begin + kChunkRows);
-      for (std::size_t r = begin; r < end; ++r)
-        classes[r] = predict_stopping(X.data + static_cast<std::ptrdiff_t>(r) * X.row_stride, X.col_stride, r, options,
-                                      scores.data(), s, n_learners ? n_learners + r : nullptr);
-    });
+  if (!options.early_exit && !options.cascade) {
+    std::vector<double> scores(X.n_rows * K);
+    decision_function(X, scores.data(), n, options.n_threads);
+    for (std::size_t r = 0; r < X.n_rows; ++r) {
+      classes[r] = class_of(scores.data() + r * K, K);
+      if (n_learners) n_learners[r] = static_cast<std::uint32_t>(n);
+    }
     return;
   }
-  std::vector<double> scores(X.n_rows * K);
-  decision_function(X, scores.data(), n, options.n_threads);
-  for (std::size_t r = 0; r < X.n_rows; ++r) {
-    classes[r] = class_of(scores.data() + r * K, K);
-    if (n_learners) n_learners[r] = static_cast<std::uint32_t>(n);
-  }
+  check_columns(X);
+  stop_.stops(options, n);  // refuses a cascade the model lacks before any work
+  for_each_row(X, options.n_threads, [&](std::size_t r, const T* x, Row& s) {
+    std::vector<double> scores(K);
+    start(x, X.col_stride, r, s);
+    classes[r] = predict_with_stops(stop_, model_, options, n, scores.data(), n_learners ? n_learners + r : nullptr,
+                                    [&](std::size_t t0, std::size_t t1) { add(x, X.col_stride, s, scores.data(), t0, t1); });
+  });
 }
 
 template <typename T>
 void SimilarityEngine::learner_outputs(MatrixView<T> X, double* out, int n_threads, std::size_t first,
                                        std::size_t n) const {
-  check_columns(X);
-  const std::size_t all = model_.similarities.size();
+  const std::size_t all = model_.n_learners();
   const std::size_t begin = std::min(first, all), count = std::min(n, all - begin);
+  if (!batch()) {
+    for_each_row(X, n_threads, [&](std::size_t r, const T* x, Row& s) {
+      start(x, X.col_stride, r, s);
+      for (std::size_t i = 0; i < count; ++i) out[r * count + i] = output(begin + i, x, X.col_stride, s);
+    });
+    return;
+  }
+  check_columns(X);
   similarity::for_each_similarity_output(
       model_, X, begin, count, n_threads, kChunkRows, [](std::size_t, std::size_t) {},
       [&](std::size_t t, std::size_t r, double f) { out[r * count + (t - begin)] = f; });
@@ -116,21 +131,27 @@ void SimilarityEngine::learner_outputs(MatrixView<T> X, double* out, int n_threa
 
 template <typename T>
 void SimilarityEngine::decision_row(const T* x, std::ptrdiff_t stride, double* scores, std::size_t n_learners) const {
-  const MatrixView<T> row{x, 1, model_.n_features, 0, stride};
-  decision_function(row, scores, n_learners, 1);
+  Row s = scratch();
+  std::copy(model_.bias.begin(), model_.bias.end(), scores);
+  start(x, stride, 0, s);
+  add(x, stride, s, scores, 0, used(n_learners));
 }
 
 template <typename T>
 std::int32_t SimilarityEngine::predict_row(const T* x, std::ptrdiff_t stride, double* scores,
                                            const PredictOptions& options, std::uint32_t* n_learners) const {
-  if (options.early_exit || options.cascade) {
-    RowScratch s = scratch();
-    return predict_stopping(x, stride, 0, options, scores, s, n_learners);
-  }
-  const std::size_t n = used(options.n_trees);
-  decision_row(x, stride, scores, n);
-  if (n_learners) *n_learners = static_cast<std::uint32_t>(n);
-  return class_of(scores, model_.n_outputs);
+  Row s = scratch();
+  start(x, stride, 0, s);
+  return predict_with_stops(stop_, model_, options, used(options.n_trees), scores, n_learners,
+                            [&](std::size_t t0, std::size_t t1) { add(x, stride, s, scores, t0, t1); });
+}
+
+template <typename T>
+void SimilarityEngine::advance_row(const T* x, std::ptrdiff_t stride, double* scores, std::size_t t_begin,
+                                   std::size_t t_end) const {
+  Row s = scratch();
+  start(x, stride, 0, s);
+  add(x, stride, s, scores, t_begin, t_end);
 }
 
 #define REBELBOOST_SIMILARITY_ENGINE(T)                                                                             \
