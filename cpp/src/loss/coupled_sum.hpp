@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "loss/loss.hpp"
+#include "loss/multiclass_loss.hpp"
 #include "loss/newton_step.hpp"
 #include "loss/subcosts.hpp"
 #include "rebelboost/error.hpp"
@@ -30,12 +31,12 @@
 namespace rebelboost::loss {
 
 template <typename G>
-class CoupledSumLoss final : public Loss {
+class CoupledSumLoss final : public MulticlassLoss {
  public:
   CoupledSumLoss(const std::int32_t* y, const double* sample_weight, std::size_t n, std::size_t K,
                  const std::vector<double>& cost, double smoothing, int n_threads, Reducer* reducer)
-      : n_(n), K_(K), n_threads_(n_threads), reducer_(reducer), smoothing_(smoothing), y_(y, y + n), alpha_(n * K),
-        H_(n * K, 0.0), gradient_(n * K), curvature_(n * K), q_(n) {
+      : MulticlassLoss(y, n, K, smoothing, n_threads, reducer), alpha_(n * K),
+        H_(n * K, 0.0), gradient_(n * K), curvature_(n * K) {
     double cmax = 0.0;
     for (const double c : cost) cmax = std::max(cmax, c);
     std::vector<double> scaled(cost);
@@ -53,15 +54,6 @@ class CoupledSumLoss final : public Loss {
     for (double& v : alpha_) v /= total;
   }
 
-  std::size_t n_outputs() const override { return K_; }
-  std::size_t root_width() const override { return K_; }
-
-  std::vector<double> init_bias() override {
-    const std::vector<std::int8_t> plus(n_, 1);
-    const Step first = step(plus.data());
-    update(plus.data(), first.step, first);
-    return first.step;
-  }
 
   void start_at(const std::vector<double>& bias) override {
     const std::vector<std::int8_t> plus(n_, 1);
@@ -87,23 +79,16 @@ class CoupledSumLoss final : public Loss {
     if (layer == 1) layer_step_.assign(K_, 0.0);
     layer_step_ = solve(f, layer_step_).step;
     const std::vector<double>& a = layer_step_;
-    std::vector<double> g(n_);
-    const double total = util::reduced_value(
-        util::block_sums(n_, 1, kBlock, pass_threads(), [&](std::size_t i, util::ExactSum* t) {
-          double v = 0.0;
-          for (std::size_t k = 0; k < K_; ++k) {
-            const double alpha = alpha_[i * K_ + k];
-            if (alpha == 0.0) continue;
-            const double sigma = sign(i, k), x = sigma * H_[i * K_ + k], da = sigma * a[k];
-            v += alpha * (G::value(x - da) - G::value(x + da));
-          }
-          g[i] = v;
-          t->add(std::fabs(v));
-        })[0],
-        reducer_);
-    const double scale = total > 0.0 ? util::kFixedPointScale / total : 0.0;
-    for (std::size_t i = 0; i < n_; ++i) q_[i] = util::to_fixed_point(scale * g[i]);
-    return q_.data();
+    return layer_values(pass_threads(), [&](std::size_t i) {
+      double v = 0.0;
+      for (std::size_t k = 0; k < K_; ++k) {
+        const double alpha = alpha_[i * K_ + k];
+        if (alpha == 0.0) continue;
+        const double sigma = sign(i, k), x = sigma * H_[i * K_ + k], da = sigma * a[k];
+        v += alpha * (G::value(x - da) - G::value(x + da));
+      }
+      return v;
+    });
   }
 
   Step step(const std::int8_t* f) const override { return solve(f, std::vector<double>(K_, 0.0)); }
@@ -218,21 +203,11 @@ class CoupledSumLoss final : public Loss {
   // Steps stay within +-kMaxStep: reached only when a class is nearly separated and the smoothing is 0.
   static constexpr double kMaxStep = 40.0;
 
-  static constexpr std::size_t kBlock = 8192;
-  std::ptrdiff_t n_blocks() const { return static_cast<std::ptrdiff_t>((n_ + kBlock - 1) / kBlock); }
-  static std::size_t block_begin(std::ptrdiff_t b) { return static_cast<std::size_t>(b) * kBlock; }
-  std::size_t block_end(std::ptrdiff_t b) const { return std::min(n_, block_begin(b) + kBlock); }
   int pass_threads() const { return util::threads_for(16 * n_ * K_, n_threads_); }  // g', g'' per class
 
-  std::size_t n_;
-  std::size_t K_;
-  int n_threads_;
-  Reducer* reducer_;  // null: a local fit
-  double smoothing_;
-  std::vector<std::int32_t> y_;
   std::vector<double> alpha_;  // n x K subcost x sample weight, normalised
   std::vector<double> H_;      // n x K scores
-  std::vector<std::int64_t> gradient_, curvature_, q_;
+  std::vector<std::int64_t> gradient_, curvature_;
   std::vector<double> layer_step_;  // the step split_values held fixed for the last layer of this tree
   double z_ = 1.0;             // current loss (1 at H = 0)
 };

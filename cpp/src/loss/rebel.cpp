@@ -14,6 +14,7 @@
 
 #include "loss/exp_step.hpp"
 #include "loss/loss.hpp"
+#include "loss/multiclass_loss.hpp"
 #include "rebelboost/error.hpp"
 #include "util/fixed_point.hpp"
 #include "util/parallel.hpp"
@@ -23,12 +24,12 @@ namespace rebelboost::loss {
 
 namespace {
 
-class RebelLoss final : public Loss {
+class RebelLoss final : public MulticlassLoss {
  public:
   RebelLoss(const std::int32_t* y, const double* sample_weight, std::size_t n, std::size_t K,
             const std::vector<double>& cost, double smoothing, int n_threads, Reducer* reducer)
-      : n_(n), K_(K), n_threads_(n_threads), reducer_(reducer), smoothing_(smoothing), y_(y, y + n), wplus_(n * K), wminus_(n),
-        v_(n * K), q_(n) {
+      : MulticlassLoss(y, n, K, smoothing, n_threads, reducer), wplus_(n * K), wminus_(n),
+        v_(n * K) {
     // Subcosts per class (they depend on the row only), scaled by the sample weight. Scaling C scales
     // every subcost by the same factor, which the normalised weights undo, so the costs are divided by
     // their largest entry first; each row's norm is taken relative to the row's largest entry and
@@ -59,15 +60,6 @@ class RebelLoss final : public Loss {
     for (double& v : wminus_) v /= total;
   }
 
-  std::size_t n_outputs() const override { return K_; }
-  std::size_t root_width() const override { return K_; }
-
-  std::vector<double> init_bias() override {
-    const std::vector<std::int8_t> plus(n_, 1);
-    Step first = step(plus.data());
-    update(plus.data(), first.step, first);  // z_: the loss relative to H = 0, where the weights sum to 1
-    return first.step;
-  }
 
   void start_at(const std::vector<double>& bias) override {
     const std::vector<std::int8_t> plus(n_, 1);
@@ -95,18 +87,11 @@ class RebelLoss final : public Loss {
     const std::vector<double> a = step(f).step;
     std::vector<double> sh(K_);
     for (std::size_t k = 0; k < K_; ++k) sh[k] = 2.0 * std::sinh(a[k]);
-    std::vector<double> g(n_);
-    const double total = util::reduced_value(
-        util::block_sums(n_, 1, kBlock, pass_threads(), [&](std::size_t i, util::ExactSum* t) {
-          double v = sh[static_cast<std::size_t>(y_[i])] * wminus_[i];
-          for (std::size_t k = 0; k < K_; ++k) v -= sh[k] * wplus_[i * K_ + k];
-          g[i] = v;
-          t->add(std::fabs(v));
-        })[0],
-        reducer_);
-    const double scale = total > 0.0 ? util::kFixedPointScale / total : 0.0;
-    for (std::size_t i = 0; i < n_; ++i) q_[i] = util::to_fixed_point(scale * g[i]);
-    return q_.data();
+    return layer_values(pass_threads(), [&](std::size_t i) {
+      double v = sh[static_cast<std::size_t>(y_[i])] * wminus_[i];
+      for (std::size_t k = 0; k < K_; ++k) v -= sh[k] * wplus_[i * K_ + k];
+      return v;
+    });
   }
 
   Step step(const std::int8_t* f) const override {
@@ -283,22 +268,11 @@ class RebelLoss final : public Loss {
   // and the smoothing is tiny; the loss still falls there.
   static constexpr double kMaxRealStep = 40.0;
 
-  static constexpr std::size_t kBlock = 8192;
-  std::ptrdiff_t n_blocks() const { return static_cast<std::ptrdiff_t>((n_ + kBlock - 1) / kBlock); }
-  static std::size_t block_begin(std::ptrdiff_t b) { return static_cast<std::size_t>(b) * kBlock; }
-  std::size_t block_end(std::ptrdiff_t b) const { return std::min(n_, block_begin(b) + kBlock); }
   int pass_threads() const { return util::threads_for(4 * n_ * K_, n_threads_); }  // a few ns per class
 
-  std::size_t n_;
-  std::size_t K_;
-  int n_threads_;
-  Reducer* reducer_;  // null: a local fit
-  double smoothing_;
-  std::vector<std::int32_t> y_;
   std::vector<double> wplus_;   // n x K
   std::vector<double> wminus_;  // n (slot y_n)
   std::vector<std::int64_t> v_; // n x K root vectors
-  std::vector<std::int64_t> q_;
   double z_ = 1.0;
 };
 
