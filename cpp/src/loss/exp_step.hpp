@@ -14,7 +14,10 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
+
+#include "loss/newton_step.hpp"
 
 namespace rebelboost::loss {
 
@@ -26,38 +29,26 @@ struct ExpSums {
 
 // evaluate(a, active) -> ExpSums at the K-vector a, for the classes with active[k] != 0 (others may be
 // left 0). start: the first guess (e.g. the closed form of the convexity bound). Deterministic: the
-// iterates depend only on the sums.
+// iterates depend only on the sums. The solve is newton_step.hpp's, with plain Newton steps.
 template <typename Evaluate>
 std::vector<double> minimise_exp_sums(std::vector<double> a, double eps, double bound, Evaluate&& evaluate) {
+  constexpr NewtonRule kExpRule{200, 1e-13, false, true};
   const std::size_t K = a.size();
-  std::vector<double> lo(K, -bound), hi(K, bound);
-  std::vector<std::uint8_t> active(K, 1);
   for (std::size_t k = 0; k < K; ++k) a[k] = std::fmin(std::fmax(a[k], -bound), bound);
-  constexpr int kMaxPasses = 200;
-  for (int pass = 0; pass < kMaxPasses; ++pass) {
-    const ExpSums sums = evaluate(a, active);
-    bool any = false;
-    for (std::size_t k = 0; k < K; ++k) {
-      if (!active[k]) continue;
-      const double up = std::exp(a[k]), down = std::exp(-a[k]);
-      const double slope = sums.slope[k] + eps * (up - down);
-      const double curvature = sums.curvature[k] + eps * (up + down);
-      if (slope > 0.0) hi[k] = a[k];
-      if (slope < 0.0) lo[k] = a[k];
-      double next = curvature > 0.0 ? a[k] - slope / curvature : 0.5 * (lo[k] + hi[k]);
-      if (!(next > lo[k] && next < hi[k])) next = 0.5 * (lo[k] + hi[k]);
-      const double tolerance = 1e-13 * std::fmax(1.0, std::fabs(a[k]));
-      if (slope == 0.0 || std::fabs(next - a[k]) <= tolerance || hi[k] - lo[k] <= tolerance) {
-        active[k] = 0;
-        if (slope != 0.0) a[k] = next;
-        continue;
-      }
-      a[k] = next;
-      any = true;
-    }
-    if (!any) break;
-  }
-  return a;
+  return newton_minimise(
+      std::move(a), bound,
+      [&](const std::vector<double>& at, const std::vector<std::uint8_t>& active) {
+        const ExpSums sums = evaluate(at, active);
+        SlopeCurvature d(K);
+        for (std::size_t k = 0; k < K; ++k) {
+          if (!active[k]) continue;
+          const double up = std::exp(at[k]), down = std::exp(-at[k]);
+          d.slope[k] = sums.slope[k] + eps * (up - down);
+          d.curvature[k] = sums.curvature[k] + eps * (up + down);
+        }
+        return d;
+      },
+      kExpRule);
 }
 
 }  // namespace rebelboost::loss
