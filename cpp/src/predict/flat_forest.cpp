@@ -54,23 +54,31 @@ void FlatForest::set_split(std::size_t i, const Node& node) {
   nan_left_[i] = node.nan_left;
 }
 
+std::size_t FlatForest::open_tree(int depth, bool walk, std::size_t n_splits, std::int32_t feature, double threshold,
+                                  std::uint8_t nan_left) {
+  const std::size_t split0 = slot_.size(), end = split0 + n_splits;
+  depth_.push_back(static_cast<std::uint8_t>(std::min(depth, 255)));
+  walk_.push_back(walk ? 1 : 0);
+  first_split_.push_back(static_cast<std::uint32_t>(split0));
+  leaf_word_.push_back(static_cast<std::uint32_t>(leaf_neg_.size()));
+  feature_.resize(end, feature);
+  slot_.resize(end, 0);
+  threshold_.resize(end, threshold);
+  threshold_f32_.resize(end, static_cast<float>(threshold));
+  nan_left_.resize(end, nan_left);
+  left_.resize(end, 0);
+  right_.resize(end, 0);
+  node_value_.resize(end, 0);
+  return split0;
+}
+
 void FlatForest::add_complete(const Tree& tree, int depth) {
   const std::size_t n_splits = (std::size_t{1} << depth) - 1;
   const std::size_t n_words = ((std::size_t{1} << depth) + 63) / 64;
-  const std::size_t split0 = slot_.size(), leaf0 = leaf_neg_.size();
-  depth_.push_back(static_cast<std::uint8_t>(depth));
-  walk_.push_back(0);
-  first_split_.push_back(static_cast<std::uint32_t>(split0));
-  leaf_word_.push_back(static_cast<std::uint32_t>(leaf0));
+  const std::size_t leaf0 = leaf_neg_.size();
   // Defaults: an always-left split (threshold +inf, NaN left) on the first used feature.
-  feature_.resize(split0 + n_splits, features_.empty() ? 0 : features_[0]);
-  slot_.resize(split0 + n_splits, 0);
-  threshold_.resize(split0 + n_splits, std::numeric_limits<double>::infinity());
-  threshold_f32_.resize(split0 + n_splits, std::numeric_limits<float>::infinity());
-  nan_left_.resize(split0 + n_splits, 1);
-  left_.resize(split0 + n_splits, 0);
-  right_.resize(split0 + n_splits, 0);
-  node_value_.resize(split0 + n_splits, 0);
+  const std::size_t split0 = open_tree(depth, false, n_splits, features_.empty() ? 0 : features_[0],
+                                       std::numeric_limits<double>::infinity(), 1);
   leaf_neg_.resize(leaf0 + n_words, 0);
   if (!tree.leaf_value.empty()) {
     leaf_first_.push_back(static_cast<std::uint32_t>(leaf_out_.size()));
@@ -101,19 +109,8 @@ void FlatForest::fill(const Tree& tree, std::uint32_t node, std::size_t split0, 
 }
 
 void FlatForest::add_nodes(const Tree& tree) {
-  const std::size_t split0 = slot_.size(), n = tree.nodes.size();
-  depth_.push_back(static_cast<std::uint8_t>(std::min(tree.depth(), 255)));
-  walk_.push_back(1);
-  first_split_.push_back(static_cast<std::uint32_t>(split0));
-  leaf_word_.push_back(static_cast<std::uint32_t>(leaf_neg_.size()));
-  feature_.resize(split0 + n, 0);
-  slot_.resize(split0 + n, 0);
-  threshold_.resize(split0 + n, 0.0);
-  threshold_f32_.resize(split0 + n, 0.0f);
-  nan_left_.resize(split0 + n, 0);
-  left_.resize(split0 + n, 0);
-  right_.resize(split0 + n, 0);
-  node_value_.resize(split0 + n, 0);
+  const std::size_t n = tree.nodes.size();
+  const std::size_t split0 = open_tree(tree.depth(), true, n, 0, 0.0, 0);
   if (!tree.leaf_value.empty()) {
     leaf_first_.push_back(static_cast<std::uint32_t>(leaf_out_.size()));
     for (std::size_t i = 0; i < n; ++i) leaf_out_.push_back(tree.leaf_value[i] * tree.step[0]);

@@ -30,6 +30,10 @@ class FlatForest {
   std::size_t n_trees() const { return depth_.size(); }
 
  private:
+  // Starts a tree in the arrays (its depth, layout and first split) with n_splits split slots, each a split
+  // on `feature` at `threshold` sending NaN left when nan_left; returns the first slot.
+  std::size_t open_tree(int depth, bool walk, std::size_t n_splits, std::int32_t feature, double threshold,
+                        std::uint8_t nan_left);
   void add_complete(const Tree& tree, int depth);
   void add_nodes(const Tree& tree);
   void fill(const Tree& tree, std::uint32_t node, std::size_t split0, std::size_t leaf0, int depth, std::size_t pos,

@@ -275,7 +275,9 @@ TEST(EarlyExit, LargeBatchesStopEarlyOnlyWhereThePilotDid) {
       std::uint32_t one = 0;
       const std::int32_t c = engine.predict_row(&X.c_order[r * 5], 1, scratch.data(), options, &one);
       EXPECT_EQ(c, full[r]);
-      if (pays || r < predict::Engine::kExitPilotRows) EXPECT_EQ(one, counts[r]) << pays << " row " << r;
+      if (pays || r < predict::Engine::kExitPilotRows) {
+        EXPECT_EQ(one, counts[r]) << pays << " row " << r;
+      }
     }
     for (std::size_t r = predict::Engine::kExitPilotRows; r < 3000; ++r)
       ASSERT_EQ(counts[r], pays ? predict::StopRule::kDefaultCheckEvery : 200u) << pays << " row " << r;
