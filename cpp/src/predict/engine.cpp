@@ -97,11 +97,10 @@ void Engine::check_classifier(const char* what) const {
     throw InvalidArgument(std::string(what) + " gives classes; a regression model predicts values: use decision_function");
 }
 
-template <typename T>
-void Engine::check_columns(const MatrixView<T>& X) const {
-  if (X.n_cols != model_.n_features)
-    throw InvalidArgument("X has " + std::to_string(X.n_cols) + " features, but the model expects " +
-                          std::to_string(model_.n_features));
+void check_columns(std::size_t n_cols, std::size_t n_features) {
+  if (n_cols != n_features)
+    throw InvalidArgument("X has " + std::to_string(n_cols) + " features, but the model expects " +
+                          std::to_string(n_features));
 }
 
 // Calls fn(group) for every group of up to 16 consecutive rows, chunks of rows in parallel.
@@ -140,7 +139,7 @@ void Engine::add(const Group<T>& g, std::size_t t_begin, std::size_t t_end) cons
 
 template <typename T>
 void Engine::decision_function(MatrixView<T> X, double* out, std::size_t n_trees, int n_threads) const {
-  check_columns(X);
+  check_columns(X.n_cols, model_.n_features);
   const std::size_t K = model_.n_outputs, n = used(n_trees);
   if (X.n_rows < kMinGroupRows) {
     for (std::size_t r = 0; r < X.n_rows; ++r)
@@ -158,7 +157,7 @@ void Engine::decision_function(MatrixView<T> X, double* out, std::size_t n_trees
 template <typename T>
 void Engine::predict(MatrixView<T> X, std::int32_t* classes, const PredictOptions& options,
                      std::uint32_t* n_learners) const {
-  check_columns(X);
+  check_columns(X.n_cols, model_.n_features);
   check_classifier("predict");
   const std::size_t K = model_.n_outputs, n = used(options.n_trees);
   if (X.n_rows < kMinGroupRows) {
@@ -214,7 +213,7 @@ void Engine::predict_full(const MatrixView<T>& X, std::size_t n, int n_threads, 
 template <typename T>
 void Engine::tree_outputs(MatrixView<T> X, std::int8_t* out, int n_threads, std::size_t first_tree,
                           std::size_t n_trees) const {
-  check_columns(X);
+  check_columns(X.n_cols, model_.n_features);
   if (model_.is_regression())
     throw InvalidArgument("tree_outputs gives +-1 leaves; a regression tree's leaves are real: use learner_outputs");
   const std::size_t first = std::min(first_tree, model_.trees.size());

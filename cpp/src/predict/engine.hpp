@@ -17,6 +17,9 @@ namespace rebelboost::predict {
 // Class of one row from its K scores s[k * stride]: s > 0 for K = 1, else the first largest.
 std::int32_t class_of(const double* s, std::size_t K, std::size_t stride = 1);
 
+// Throws InvalidArgument unless X has the model's n_features columns (every prediction path checks this).
+void check_columns(std::size_t n_cols, std::size_t n_features);
+
 // Compiles `model`, which must outlive the engine and stay unchanged. Predictor and the free functions of
 // rebelboost/predict.hpp are thin wrappers around it.
 class Engine {
@@ -51,8 +54,6 @@ class Engine {
 
  private:
   std::size_t used(std::size_t n_trees) const;
-  template <typename T>
-  void check_columns(const MatrixView<T>& X) const;
   // Throws InvalidArgument for a regression model (`what` asks for classes).
   void check_classifier(const char* what) const;
   // 16 consecutive rows r0 .. r0 + n_lanes (fewer at the end) in the kernels' layout, with their scores

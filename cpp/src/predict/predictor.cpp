@@ -22,9 +22,7 @@ namespace {
 template <typename T>
 void real_tree_outputs(const Model& model, const MatrixView<T>& X, double* out, int n_threads, std::size_t begin,
                        std::size_t count) {
-  if (X.n_cols != model.n_features)
-    throw InvalidArgument("X has " + std::to_string(X.n_cols) + " features, but the model expects " +
-                          std::to_string(model.n_features));
+  predict::check_columns(X.n_cols, model.n_features);
   util::parallel_for(static_cast<std::ptrdiff_t>(X.n_rows), util::threads_for(X.n_rows * count * 8, n_threads),
                      [&](std::ptrdiff_t r) {
                        const T* x = X.data + r * X.row_stride;
@@ -130,9 +128,7 @@ void decision_function(const Model& model, MatrixView<T> X, double* out, int n_t
     return;
   }
   // A few rows: walking the model's own nodes is cheaper than compiling it.
-  if (X.n_cols != model.n_features)
-    throw InvalidArgument("X has " + std::to_string(X.n_cols) + " features, but the model expects " +
-                          std::to_string(model.n_features));
+  predict::check_columns(X.n_cols, model.n_features);
   const std::size_t K = model.n_outputs, n = std::min(n_trees, model.trees.size());
   for (std::size_t r = 0; r < X.n_rows; ++r) {
     const T* x = X.data + static_cast<std::ptrdiff_t>(r) * X.row_stride;

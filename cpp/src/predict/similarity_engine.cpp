@@ -46,16 +46,9 @@ void SimilarityEngine::add(const T* x, std::ptrdiff_t stride, Row& s, double* sc
   }
 }
 
-template <typename T>
-void SimilarityEngine::check_columns(const MatrixView<T>& X) const {
-  if (X.n_cols != model_.n_features)
-    throw InvalidArgument("X has " + std::to_string(X.n_cols) + " features, but the model expects " +
-                          std::to_string(model_.n_features));
-}
-
 template <typename T, typename Fn>
 void SimilarityEngine::for_each_row(const MatrixView<T>& X, int n_threads, Fn&& fn) const {
-  check_columns(X);
+  check_columns(X.n_cols, model_.n_features);
   const auto n_chunks = static_cast<std::ptrdiff_t>((X.n_rows + kChunkRows - 1) / kChunkRows);
   util::parallel_for(n_chunks, n_threads, [&](std::ptrdiff_t c) {
     Row s = scratch();
@@ -76,7 +69,7 @@ void SimilarityEngine::decision_function(MatrixView<T> X, double* out, std::size
     });
     return;
   }
-  check_columns(X);
+  check_columns(X.n_cols, model_.n_features);
   similarity::for_each_similarity_output(
       model_, X, 0, n, n_threads, kChunkRows,
       [&](std::size_t begin, std::size_t end) {
@@ -101,7 +94,7 @@ void SimilarityEngine::predict(MatrixView<T> X, std::int32_t* classes, const Pre
     }
     return;
   }
-  check_columns(X);
+  check_columns(X.n_cols, model_.n_features);
   stop_.stops(options, n);  // refuses a cascade the model lacks before any work
   for_each_row(X, options.n_threads, [&](std::size_t r, const T* x, Row& s) {
     std::vector<double> scores(K);
@@ -123,7 +116,7 @@ void SimilarityEngine::learner_outputs(MatrixView<T> X, double* out, int n_threa
     });
     return;
   }
-  check_columns(X);
+  check_columns(X.n_cols, model_.n_features);
   similarity::for_each_similarity_output(
       model_, X, begin, count, n_threads, kChunkRows, [](std::size_t, std::size_t) {},
       [&](std::size_t t, std::size_t r, double f) { out[r * count + (t - begin)] = f; });

@@ -58,8 +58,6 @@ class SimilarityEngine {
   // Runs fn(row, x, scratch) for every row of X, rows in parallel chunks.
   template <typename T, typename Fn>
   void for_each_row(const MatrixView<T>& X, int n_threads, Fn&& fn) const;
-  template <typename T>
-  void check_columns(const MatrixView<T>& X) const;
   // Similarity models take the batch path of model/similarity_outputs.hpp (every distance of a row at once).
   bool batch() const { return model_.learner == LearnerKind::kSimilarity; }
   std::size_t used(std::size_t n) const { return n < model_.n_learners() ? n : model_.n_learners(); }

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <string>
 
+#include "predict/engine.hpp"
 #include "rebelboost/error.hpp"
 #include "util/parallel.hpp"
 
@@ -283,8 +284,7 @@ void TreeShap::row(const T* x, std::ptrdiff_t stride, Scratch& s, double* out) c
 
 template <typename T>
 void TreeShap::contributions(MatrixView<T> X, double* out, int n_threads) const {
-  if (X.n_cols != d_)
-    throw InvalidArgument("X has " + std::to_string(X.n_cols) + " features, but the model expects " + std::to_string(d_));
+  check_columns(X.n_cols, d_);
   constexpr std::size_t kBlock = 64;
   const std::size_t n_blocks = (X.n_rows + kBlock - 1) / kBlock;
   const std::size_t path_size = (max_depth_ + 1) * (max_depth_ + 2) / 2;
