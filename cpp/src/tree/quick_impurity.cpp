@@ -153,12 +153,7 @@ class ImpurityBound {
   static void drop(std::size_t) {}
   static bool finish_in_bulk(const std::vector<std::size_t>&, std::vector<std::int64_t>&) { return false; }
 
-  SplitInfo winner() const {
-    SplitInfo w;
-    for (const SplitInfo& r : results_)
-      if (r.found() && (!w.found() || better(r, w))) w = r;
-    return w;
-  }
+  SplitInfo winner() const { return best_of(results_); }
 
  private:
   // The error's term that does not depend on the split, for the first m rows: their mass (purity kind).

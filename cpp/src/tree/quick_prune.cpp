@@ -333,12 +333,7 @@ class LossCriterion {
   static bool finish_in_bulk(const std::vector<std::size_t>&, std::vector<std::int64_t>&) { return false; }
 
   // The winner over features, by the strict order of split.hpp.
-  SplitInfo winner() const {
-    SplitInfo w;
-    for (const SplitInfo& s : results_)
-      if (s.found() && (!w.found() || better(s, w))) w = s;
-    return w;
-  }
+  SplitInfo winner() const { return best_of(results_); }
 
  private:
   Progress progress(std::size_t f) { return {f, &scratch_.hists[f * kHistBins], &scratch_.bits[f * 4], 0}; }

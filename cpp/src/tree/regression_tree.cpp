@@ -38,10 +38,7 @@ SplitInfo full_scan(const data::BinnedMatrix& X, const data::BinMapper& bins, co
     best[f] = best_split_variance(h, h + kHistBins, bins.n_value_bins(f), bins.missing_bin(), static_cast<std::int32_t>(f));
   });
   work.bin_accumulations += static_cast<std::int64_t>(rows.size() * X.n_features);
-  SplitInfo winner;
-  for (const SplitInfo& c : best)
-    if (c.found() && (!winner.found() || better(c, winner))) winner = c;
-  return winner;
+  return best_of(best);
 }
 
 double leaf_value(const std::vector<std::uint32_t>& rows, const std::int64_t* s, const std::int64_t* t) {

@@ -40,6 +40,15 @@ inline bool better(const SplitInfo& a, const SplitInfo& b) {
   return earlier_position(a.feature, a.bin, a.nan_left, b.feature, b.bin, b.nan_left);
 }
 
+// The winner of candidates (per feature, say) by better(): found() == false when none is found.
+template <typename Range>
+SplitInfo best_of(const Range& candidates) {
+  SplitInfo w;
+  for (const SplitInfo& c : candidates)
+    if (c.found() && (!w.found() || better(c, w))) w = c;
+  return w;
+}
+
 // Best split of `feature` from its node histogram (value bins 0..n_value_bins-1, NaN in missing_bin).
 // Returns a SplitInfo with found() == false unless some split has score > |node sum| (strictly).
 SplitInfo best_split(const std::int64_t* hist, int n_value_bins, int missing_bin, std::int32_t feature);
