@@ -48,6 +48,17 @@ void reject_inf(const MatrixView<T>& X, int n_threads) {
   });
 }
 
+// Runs fn(view) on X's view without the GIL, after refusing +-inf when check_inf (every prediction entry).
+template <typename Fn>
+void predict_released(const py::array& X, bool check_inf, int n_threads, Fn&& fn) {
+  with_view(X, [&](auto view) {
+    py::gil_scoped_release release;
+    if (check_inf) reject_inf(view, n_threads);
+    fn(view);
+    return 0;
+  });
+}
+
 std::size_t n_rows_of(const py::array& X) { return X.ndim() == 2 ? static_cast<std::size_t>(X.shape(0)) : 0; }
 
 std::size_t learners(long n_trees) { return n_trees < 0 ? kAllLearners : static_cast<std::size_t>(n_trees); }
@@ -58,12 +69,8 @@ py::array_t<double> decision(const PyModel& pm, const py::array& X, int n_thread
   py::array_t<double> out = K == 1 ? py::array_t<double>({static_cast<py::ssize_t>(n_rows)})
                                    : py::array_t<double>({static_cast<py::ssize_t>(n_rows), static_cast<py::ssize_t>(K)});
   double* dst = out.mutable_data();
-  with_view(X, [&](auto view) {
-    py::gil_scoped_release release;
-    if (check_inf) reject_inf(view, n_threads);
-    predictor->decision_function(view, dst, learners(n_trees), n_threads);
-    return 0;
-  });
+  predict_released(X, check_inf, n_threads,
+                   [&](auto view) { predictor->decision_function(view, dst, learners(n_trees), n_threads); });
   return out;
 }
 
@@ -75,12 +82,8 @@ py::array_t<double> contributions(const PyModel& pm, const py::array& X, int n_t
                       static_cast<py::ssize_t>(model.n_features) + 1};
   py::array_t<double> out(shape);
   double* dst = out.mutable_data();
-  with_view(X, [&](auto view) {
-    py::gil_scoped_release release;
-    if (check_inf) reject_inf(view, n_threads);
-    predictor->contributions(view, dst, learners(n_trees), n_threads);
-    return 0;
-  });
+  predict_released(X, check_inf, n_threads,
+                   [&](auto view) { predictor->contributions(view, dst, learners(n_trees), n_threads); });
   return out;
 }
 
@@ -98,12 +101,7 @@ py::object predict(const PyModel& pm, const py::array& X, int n_threads, long n_
   options.early_exit = early_exit;
   options.check_every = check_every;
   options.cascade = cascade;
-  with_view(X, [&](auto view) {
-    py::gil_scoped_release release;
-    if (check_inf) reject_inf(view, n_threads);
-    predictor->predict(view, dst, options, n_learners);
-    return 0;
-  });
+  predict_released(X, check_inf, n_threads, [&](auto view) { predictor->predict(view, dst, options, n_learners); });
   if (return_n_learners) return py::make_tuple(classes, counts);
   return std::move(classes);
 }
