@@ -163,7 +163,8 @@ def _plain(value):
 def record(name: str, results, lines: list[str], out_dir: str = RESULTS, threads=None, env: dict | None = None) -> dict:
     """Write <out_dir>/<name>.json and .md: the results with the environment they were measured in."""
     env = env or environment(threads)
-    env["load_average_after"] = [round(v, 2) for v in os.getloadavg()] if hasattr(os, "getloadavg") else None
+    if "load_average_after" not in env:  # a report rewritten from saved results keeps the run's own
+        env["load_average_after"] = [round(v, 2) for v in os.getloadavg()] if hasattr(os, "getloadavg") else None
     os.makedirs(out_dir, exist_ok=True)
     with open(os.path.join(out_dir, name + ".json"), "w", encoding="utf-8") as handle:
         json.dump({"environment": env, "results": _plain(results)}, handle, indent=1)
