@@ -101,7 +101,7 @@ void bm_multiclass_root(benchmark::State& state) {
   counters(state, static_cast<double>(d.n * d.d), static_cast<double>(K));
 }
 
-// REBEL's second layer (scalar values that depend on the step, DESIGN "Trees"), two exact ways:
+// REBEL's second layer (scalar values that depend on the step, docs/methods/rebel.md "Trees"), two exact ways:
 //  direct:     both children's scalar histograms from their rows (what the grower does);
 //  from_root:  the smaller child's from its rows, the parent's as the fixed-order integer combination
 //              sum_k c_k (W-_k - W+_k) of the root's kept K-vector histograms, the sibling as the difference

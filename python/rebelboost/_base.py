@@ -50,7 +50,7 @@ __all__ = ["BaseBoostingClassifier", "BinaryBoostingClassifier"]
 EvalSet = Union[tuple[Any, ...], Sequence[tuple[Any, ...]]]
 
 _STAGED_OUTPUT_BYTES = 1 << 24  # staged prediction holds at most this many bytes of learner outputs at a time
-_MIN_CASCADE_ROWS = 2  # calibrate_cascade: validation rows needed (README "Limits")
+_MIN_CASCADE_ROWS = 2  # calibrate_cascade: validation rows needed (docs/limitations.md)
 _IMPORTANCE_TYPES = ("gain", "split", "weighted_gain")  # feature_importances(importance_type=...)
 _IMPORTANCE_CHUNK = 4096  # trees read from the core at a time by feature_importances
 

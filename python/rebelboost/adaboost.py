@@ -115,7 +115,7 @@ class AdaBoostClassifier(BinaryBoostingClassifier):
         ``stage_seconds``: wall seconds of the whole fit per stage, ``{"other", "setup", "binning",
         "sampling", "split_values", "histograms", "quick_search", "multiclass_root", "selection",
         "leaf_values", "partition", "step", "update", "evaluation": seconds}``; the stages partition the
-        fit, so they sum to its wall time (README "Where a fit spends its time"). ``stage_cpu_seconds``:
+        fit, so they sum to its wall time (docs/how_it_works.md "Where a fit spends its time"). ``stage_cpu_seconds``:
         ``{"thread": {stage: s}, "process": {stage: s}}``, the CPU seconds of the training thread and of the
         whole process in each stage.
     evals_result_ : dict

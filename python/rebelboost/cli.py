@@ -20,7 +20,7 @@ from rebelboost._tables import check_text, feature_frame, labels_like, one_line,
 
 __all__ = ["main", "EXIT_CODES_HELP"]
 
-# Exit codes scripts can rely on (README "Command line").
+# Exit codes scripts can rely on (docs/guide/cli.md).
 EXIT_OK = 0            # success
 EXIT_INTERNAL = 1      # a bug in rebelboost (Python's traceback is printed)
 EXIT_USAGE = 2         # bad command-line options or parameter values

@@ -25,7 +25,7 @@ def predict_min_cost(estimator: _ProbabilisticClassifier, X: ArrayLike,
 
     The Bayes decision for a cost matrix, built on an estimator's probabilities: use calibrated ones, e.g.
     ``CalibratedClassifierCV(REBELClassifier(), method="temperature", cv=5)`` fitted with uniform costs
-    (README "Probabilities and costs"; ``bench/results/calibration.md``).
+    (docs/guide/probabilities.md; ``bench/results/calibration.md``).
 
     Parameters
     ----------

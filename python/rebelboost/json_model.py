@@ -121,7 +121,7 @@ def from_json(document: str | bytes | IO[str] | IO[bytes]) -> BaseBoostingClassi
 
     Predictions are those of the estimator that was exported, bit for bit. The document is checked as a
     model file is: wrong types, out-of-range indices, children that do not form a tree, sizes beyond the
-    limits (README "Limits") and non-finite numbers where the model needs finite ones raise
+    limits (docs/limitations.md) and non-finite numbers where the model needs finite ones raise
     ``ModelFileError`` (a ``ValueError``) naming the field. Tree models only (similarity models
     round-trip through ``save`` and ``load``).
     """

@@ -218,7 +218,7 @@ def load(path: str | PathLike[str]) -> BaseBoostingClassifier:
 
 
 _JSON_CHUNK = 4096  # learners converted at a time: what the export holds beyond the model and its output
-MAX_JSON_STRING_LEARNERS = 2**18  # to_json without a file: more learners must be streamed (README "Limits")
+MAX_JSON_STRING_LEARNERS = 2**18  # to_json without a file: more learners must be streamed (docs/limitations.md)
 
 
 @overload

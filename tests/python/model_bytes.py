@@ -1,4 +1,5 @@
-"""An independent reader and writer of the model file layout (rebelboost/io.hpp, cpp/src/io/model_file.cpp).
+"""An independent reader and writer of the model file layout (docs/design/model_format.md; rebelboost/io.hpp,
+cpp/src/io/model_file.cpp).
 
 Tests and the stress script (bench/hostile_files.py) take files apart, change any field - header counts,
 metadata, tree arrays, similarity anchors and learners, cascade thresholds - and put them back together
@@ -17,7 +18,7 @@ HEADER = 24  # magic, u32 version, u32 reserved, u64 payload size
 NODE = np.dtype([("feature", "<i4"), ("nan_left", "u1"), ("value", "i1"), ("padding", "<u2"), ("left", "<u4"),
                  ("right", "<u4"), ("threshold", "<f8"), ("gain", "<f8")])
 SIMILARITY = np.dtype([("kind", "<u4"), ("anchor_i", "<u4"), ("anchor_j", "<u4"), ("padding", "<u4"), ("tau", "<f8")])
-TREES, SIMILARITIES = 0, 1  # the learner family field
+TREES, SIMILARITIES, HYBRID = 0, 1, 2  # the learner family field (HYBRID: version >= 6)
 
 
 def fnv1a(data: bytes) -> int:
@@ -80,7 +81,8 @@ class Parts:
     trees: list = field(default_factory=list)
     learner: int = TREES  # version 1: a reserved zero
     declared_trees: int | None = None  # the tree count written (default: len(trees))
-    similarities: Similarities | None = None  # learner == SIMILARITIES
+    similarities: Similarities | None = None  # learner == SIMILARITIES or HYBRID
+    order: np.ndarray | None = None  # learner == HYBRID: each learner's kind (uint32: 0 tree, 1 similarity)
     version: int = VERSION
     cascade_every: int = 0  # version >= 3: the soft cascade (thresholds (n_checkpoints, classes))
     cascade_thresholds: np.ndarray = field(default_factory=lambda: np.zeros(0))
@@ -90,9 +92,8 @@ class Parts:
     def payload(self) -> bytes:
         out = [struct.pack("<IIII", self.loss, self.n_features, self.n_outputs, self.learner),
                np.asarray(self.bias, "<f8").tobytes(), struct.pack("<Q", len(self.metadata)), self.metadata]
-        if self.similarities is not None:
-            out.append(self.similarities.payload())
-        else:
+        # The sections follow the parts held, not the learner field (which a test may rewrite on its own).
+        if self.similarities is None or self.order is not None:
             out.append(struct.pack("<Q", len(self.trees) if self.declared_trees is None else self.declared_trees))
             if self.version >= 5:
                 flag = self.covers_flag
@@ -107,6 +108,11 @@ class Parts:
                     out.append(np.asarray(tree.cover, "<f8").tobytes())
                 if self.version >= 6 and tree.leaf_value is not None:
                     out.append(np.asarray(tree.leaf_value, "<f8").tobytes())
+        if self.similarities is not None:
+            out.append(self.similarities.payload())
+        if self.order is not None:
+            order = np.asarray(self.order, "<u4")
+            out += [struct.pack("<Q", len(order)), order.tobytes()]
         if self.version >= 3:
             classes = 2 if self.n_outputs == 1 else self.n_outputs
             thresholds = np.asarray(self.cascade_thresholds, "<f8").ravel()
@@ -121,9 +127,8 @@ class Parts:
 
     def steps(self):
         """Every learner's step vector (views: writing to them changes the parts)."""
-        if self.similarities is not None:
-            return list(self.similarities.steps)
-        return [tree.step for tree in self.trees]
+        similarities = list(self.similarities.steps) if self.similarities is not None else []
+        return [tree.step for tree in self.trees] + similarities  # a hybrid's: its trees', then its similarities'
 
 
 def _parse_trees(payload, at, n_outputs, version, regression=False):
@@ -173,7 +178,7 @@ def _parse_similarities(payload, at, d, n_outputs):
 
 
 def parse(data: bytes) -> Parts:
-    """A valid file taken apart (format versions 1 to 6)."""
+    """A valid file taken apart (format versions 1 to 6, every learner family)."""
     (version,) = struct.unpack_from("<I", data, 8)
     payload = data[HEADER:-8]
     loss, n_features, n_outputs, learner = struct.unpack_from("<IIII", payload, 0)
@@ -185,10 +190,14 @@ def parse(data: bytes) -> Parts:
     metadata = payload[at:at + meta_len]
     at += meta_len
     parts = Parts(loss, n_features, n_outputs, bias, metadata, learner=learner, version=version)
-    if learner == SIMILARITIES:
-        parts.similarities, at = _parse_similarities(payload, at, n_features, n_outputs)
-    else:
+    if learner != SIMILARITIES:
         parts.trees, at = _parse_trees(payload, at, n_outputs, version, regression=loss == 4)
+    if learner != TREES:
+        parts.similarities, at = _parse_similarities(payload, at, n_features, n_outputs)
+    if learner == HYBRID:
+        (n_learners,) = struct.unpack_from("<Q", payload, at)
+        parts.order = np.frombuffer(payload, "<u4", n_learners, at + 8).copy()
+        at += 8 + 4 * n_learners
     if version >= 3:
         parts.cascade_every, classes, n_checkpoints = struct.unpack_from("<IIQ", payload, at)
         at += 16

@@ -1,4 +1,4 @@
-"""REBEL's loss family (loss="exponential" | "logistic" | "squared"; docs/guide/rebel_losses.md).
+"""REBEL's loss family (loss="exponential" | "logistic" | "squared"; docs/guide/rebel.md "The loss family").
 
 Properties checked against references written here, independently of the engine: with 2 classes each loss
 is its binary counterpart (a slow numpy LogitBoost / L2Boost with +-1 trees); the training loss falls every

@@ -9,7 +9,7 @@ from rebelboost import AdaBoostClassifier, VEBBoostClassifier
 
 
 def veb_cost(y_pm, H, lam):
-    """Seed 000, Theorem 2: (sum e^{-yH})^2 + lam (n sum e^{-2yH} - (sum e^{-yH})^2)."""
+    """VEB-Boost, Theorem 2 (docs/methods/veb.md): (sum e^{-yH})^2 + lam (n sum e^{-2yH} - (sum e^{-yH})^2)."""
     e = np.exp(-y_pm * H)
     return e.sum() ** 2 + lam * (len(e) * np.sum(e**2) - e.sum() ** 2)
 

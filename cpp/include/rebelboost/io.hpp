@@ -1,9 +1,10 @@
-// The model file: one versioned, checksummed, little-endian binary format written and read by the core.
+// The model file: one versioned, checksummed, little-endian binary format written and read by the core
+// (docs/design/model_format.md: every field, every version, what the loader refuses).
 //
 // Layout (all integers little-endian):
 //   bytes 0..7    magic "RBLBOOST"
 //   bytes 8..11   u32 format version (kFormatVersion)
-//   bytes 12..15  u32 reserved (0)
+//   bytes 12..15  u32 reserved (must be 0)
 //   bytes 16..23  u64 payload size P
 //   bytes 24..    payload (P bytes, see model_file.cpp)
 //   last 8 bytes  u64 FNV-1a checksum of the payload
@@ -17,10 +18,12 @@
 
 namespace rebelboost {
 
-// 2: the header's reserved field names the learner family; similarity models. 3: the soft cascade section.
+// 2: the payload's fourth u32 (reserved, 0, in version 1) names the learner family; similarity models.
+// 3: the soft cascade section.
 // 4: REBEL's surrogate g after the cascade (older files load as exponential).
 // 5: node covers (Tree::cover) after each tree's nodes (older files load without covers).
-// 6: hybrid models (LearnerKind::kHybrid): trees, then similarities, then each learner's kind in order.
+// 6: hybrid models (LearnerKind::kHybrid): trees, then similarities, then each learner's kind in order;
+//    regression models' leaf values (Tree::leaf_value) after each tree's covers.
 // Every earlier version still loads.
 inline constexpr std::uint32_t kFormatVersion = 6;
 

@@ -1,5 +1,5 @@
 // The trained ensemble: bias a_0 plus T weak learners, each with a step vector: trees with +-1 leaves, or
-// Localized Similarities with real outputs in [-1, 1] (docs/design/model.md), or, for regression, trees
+// Localized Similarities with real outputs in [-1, 1] (docs/methods/similarities.md), or, for regression, trees
 // with real-valued leaves (docs/guide/regression.md).
 #pragma once
 
@@ -42,7 +42,7 @@ const char* learner_name(LearnerKind learner);
 
 // Limits every model respects, trained or loaded: loaders reject files beyond them and training refuses
 // data or parameters that would exceed them, so a model file bounds the memory and time it can make a
-// reader spend (README "Limits"). Each error message names the limit it hit.
+// reader spend (docs/limitations.md). Each error message names the limit it hit.
 inline constexpr std::size_t kMaxTreeNodes = 511;            // per tree (a full depth-8 tree); so depth <= 255
 inline constexpr std::size_t kMaxTrees = 1000000;             // trees per model (n_estimators)
 inline constexpr std::uint32_t kMaxFeatures = 1u << 24;      // n_features (feature_importances: 128 MiB at most)

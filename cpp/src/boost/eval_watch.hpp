@@ -1,5 +1,5 @@
 // Validation data watched during training: each eval set's scores H and loss, brought up to date after
-// every learner (DESIGN "Data flow": callbacks, validation, early stop).
+// every learner (docs/design/data_flow.md "The boosting loop": callbacks, validation, early stop).
 #pragma once
 
 #include <cstddef>

@@ -1,4 +1,4 @@
-// The model file (layout in rebelboost/io.hpp). Payload, all little-endian:
+// The model file (layout in rebelboost/io.hpp; docs/design/model_format.md). Payload, all little-endian:
 //   u32 loss, u32 n_features (d), u32 n_outputs (K), u32 learner family (version 1: reserved, 0 = trees)
 //   f64[K] bias
 //   u64 metadata length M, M bytes of metadata

@@ -1,4 +1,4 @@
-// A family of weak learners as the booster sees it (DESIGN "Weak learners"): per iteration it fits one
+// A family of weak learners as the booster sees it (docs/design/contracts.md "Family"): per iteration it fits one
 // learner on the loss's current weights (the pending learner) and returns its step; the booster shrinks
 // the step, the family applies the pending learner to the loss and appends it to the model. Trees and
 // Localized Similarities each implement it in their own file.

@@ -1,4 +1,4 @@
-// Discrete AdaBoost as a REBEL-form loss with K = 1 (thesis §2.2, DESIGN "One framework").
+// Discrete AdaBoost as a REBEL-form loss with K = 1 (thesis §2.2; docs/methods/adaboost.md).
 //
 // The tree search sees u = w (g_n = l_n(-1) - l_n(+1) = 2 sinh(a) y_n w_n) and the step is
 // a* = 1/2 ln((s- + eps) / (s+ + eps)) with s+ the weight f gets wrong, s- the weight it gets right.

@@ -1,4 +1,4 @@
-// The one interface every loss implements (DESIGN "One framework for all three losses").
+// The one interface every loss implements (docs/design/contracts.md "Loss").
 //
 // A loss owns the per-sample scores H_n and weights. Per iteration the booster asks it for split values
 // (through tree::SplitObjective), then for the closed-form step of the grown tree, then applies the step.
@@ -119,7 +119,7 @@ std::unique_ptr<Loss> make_rebel_g(RebelG g, const std::int32_t* y, const double
 // update_real().
 std::unique_ptr<Loss> make_squared_error(const double* y, const double* sample_weight, std::size_t n, int n_threads);
 
-// VEB-Boost (seed 000) with variance weight lam in [0, 1]; binary labels as for AdaBoost.
+// VEB-Boost (docs/methods/veb.md) with variance weight lam in [0, 1]; binary labels as for AdaBoost.
 std::unique_ptr<Loss> make_veb(const std::int32_t* y, const double* sample_weight, std::size_t n, double smoothing,
                                int n_threads, double lam, Reducer* reducer = nullptr);
 

@@ -1,8 +1,8 @@
-// VEB-Boost (Shivaswamy & Jebara, seed 000): AdaBoost's reweighting with a sample-variance penalty.
+// VEB-Boost (Shivaswamy & Jebara; docs/methods/veb.md): AdaBoost's reweighting with a sample-variance penalty.
 //
 // The learner is trained on u_n = lam n w_n^2 / m_n + (1 - lam) w_n (w normalised, m_n the sample weight
 // normalised to mean 1, so frequency weights behave like repeated rows; unweighted: u = lam n w^2 +
-// (1 - lam) w) and the step is alpha = 1/4 ln(sum_correct u / sum_wrong u). The seed's figure prints
+// (1 - lam) w) and the step is alpha = 1/4 ln(sum_correct u / sum_wrong u). The paper's figure prints
 // this ratio upside down; minimising its own Lemma 1 cost U_I e^{-2a} + U_J e^{2a} gives this one.
 // Theorem 2: that cost is a variational upper bound touching the variance-penalised cost
 //   Z^2 [1 + lam (n sum w^2 / m - 1)]

@@ -1,7 +1,7 @@
 // Layer-wise tree growth: per layer, every open leaf's histograms (built from its rows, or as parent -
 // sibling), its best split (full scan or pruned pass), then the partition of the leaves that split.
 //
-// Histogram subtraction (DESIGN "Trees"): when a layer's split values equal (or negate) the previous
+// Histogram subtraction (docs/design/determinism.md): when a layer's split values equal (or negate) the previous
 // layer's, a split leaf's histograms, kept in a pool buffer, give its larger child as parent - smaller
 // child, so only the smaller child reads its rows. The sums are int64 fixed point, so the subtracted
 // histograms are the directly built ones, bit for bit: the tree never depends on it. A leaf searched

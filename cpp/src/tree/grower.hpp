@@ -1,4 +1,4 @@
-// Greedy layer-wise growth of a depth-D tree with +-1 leaves (thesis §4.4, DESIGN "Trees").
+// Greedy layer-wise growth of a depth-D tree with +-1 leaves (thesis §4.4; docs/methods/rebel.md "Trees").
 #pragma once
 
 #include <atomic>

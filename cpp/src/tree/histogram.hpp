@@ -1,4 +1,4 @@
-// Histogram accumulation: the hot loop of training (DESIGN "The histogram kernel").
+// Histogram accumulation: the hot loop of training (docs/design/data_flow.md "The boosting loop").
 //
 // Values are int64 fixed-point numbers (a weight normalised to total 1 is scaled by 2^52): integer sums
 // are exact and order-independent, so any thread count and any subset order give the same histogram.

@@ -1,5 +1,5 @@
 // Histograms of every feature for the leaves of one layer, kept so that the next layer can take a
-// sibling as parent - child: exact, because every slot is an int64 fixed-point sum (DESIGN "Trees").
+// sibling as parent - child: exact, because every slot is an int64 fixed-point sum (docs/design/determinism.md).
 //
 //   buffer: [ feature 0: n_parts x kHistBins ][ feature 1 ] ... [ feature F-1 ]
 //

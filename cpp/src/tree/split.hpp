@@ -1,7 +1,7 @@
 // Split search on one node histogram: the best "codes <= bin go left" threshold and NaN direction.
 //
 // Every loss hands the grower one signed fixed-point value per sample, g_n = l_n(-1) - l_n(+1): the
-// loss decrease bought by predicting +1 instead of -1 (DESIGN "Trees"; for AdaBoost g_n = y_n w_n).
+// loss decrease bought by predicting +1 instead of -1 (docs/design/contracts.md "Loss"; for AdaBoost g_n = y_n w_n).
 // With leaf values chosen freely, a node with value sum D costs const - |D| / 2, so a split into sums
 // L and R is worth |L| + |R| and is taken only if |L| + |R| > |D| (a strict improvement).
 #pragma once

@@ -1,7 +1,7 @@
 // Fixed-point weights: a weight normalised so that the total is 1 becomes round(w * 2^52) in an int64.
 //
 // Integer sums are exact and order-independent, so histograms, split values and their differences are
-// the same for any thread count and any order of accumulation (DESIGN "The histogram kernel"). Losses
+// the same for any thread count and any order of accumulation (docs/design/determinism.md). Losses
 // produce these values; the tree stage consumes them.
 #pragma once
 

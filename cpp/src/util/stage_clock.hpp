@@ -9,7 +9,7 @@
 
 namespace rebelboost::util {
 
-// The stages of a fit, named after the data flow (README "Where a fit spends its time").
+// The stages of a fit, named after the data flow (docs/design/data_flow.md).
 enum class Stage : std::size_t {
   kOther,           // whatever no stage below claims (the model append, the step checks, ...)
   kSetup,           // parameter and data checks, class sort, the loss's initial state

@@ -72,7 +72,7 @@ TEST(Losses, SameModelBitForBitForAnyThreadCount) {
   }
 }
 
-// DESIGN "One framework": with K = 2 and uniform costs REBEL gives AdaBoost's predictions.
+// Thesis App. 7.3 (docs/methods/rebel.md): with K = 2 and uniform costs REBEL gives AdaBoost's predictions.
 TEST(Losses, RebelWithTwoClassesPredictsLikeAdaBoost) {
   for (const int depth : {1, 2, 3}) {
     const auto X = testing::random_matrix(1200, 6, 10 + depth, 0.1);
@@ -172,7 +172,7 @@ TEST(Losses, InvalidArgumentsThrow) {
 namespace rebelboost {
 namespace {
 
-// REBEL's logistic and squared surrogates (docs/guide/rebel_losses.md): the model records its g; the loss
+// REBEL's logistic and squared surrogates (docs/guide/rebel.md "The loss family"): the model records its g; the loss
 // falls every iteration; the model is the same for every thread count and quick mode, and for a warm start;
 // a warm start with another g, and a g with a binary loss or similarities, are clear errors.
 TEST(RebelSurrogates, TrainRecordsGAndKeepsThePromises) {

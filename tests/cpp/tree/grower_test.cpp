@@ -277,7 +277,7 @@ TEST(TreeGrower, NothingToSplitGivesOneLeaf) {
   for (std::int8_t o : g.outputs) ASSERT_EQ(o, 1);
 }
 
-// DESIGN "Trees": the training loss never increases with depth (AdaBoost, one iteration from the bias).
+// docs/methods/rebel.md "Trees": the training loss never increases with depth (AdaBoost, one iteration from the bias).
 TEST(TreeGrower, AdaBoostLossNeverIncreasesWithDepth) {
   for (double smoothing : {0.0, 1.0 / 1500}) {
     for (std::uint64_t seed : {3u, 4u, 5u}) {
