@@ -214,6 +214,8 @@ void Engine::predict_stopping(const MatrixView<T>& X, std::size_t n, const StopR
     LiveGroups<T>& live = *mine;
     live.reset((end - begin + kLanes - 1) / kLanes);
     std::vector<std::size_t> order;
+    // The chunk's rows are copied lazily, over many returns: read them in address order once, now.
+    if (streams(X, end - begin)) stream_rows(X, begin, end);
     for (std::size_t g = 0; g < live.n; ++g) {
       const std::size_t r0 = begin + g * kLanes, lanes = std::min(kLanes, end - r0);
       start(Group<T>{live.xt_of(g), false, r0, lanes, live.scores_of(g)});
