@@ -38,7 +38,7 @@ inline double used_line_share(const std::int32_t* features, std::size_t n_slots,
 // below read a row's features in slot order, scattered over its lines: on wide rows each first touch of a
 // line then waits for memory, while a read in address order is streamed by the hardware at full
 // bandwidth, so copying after it is much faster (docs/cascades.md: full evaluation of F-MNIST, 584 of 784
-// features used, took 0.64x the CPU time).
+// features used, took about 0.63x the CPU time).
 template <typename T>
 inline void stream_rows(const MatrixView<T>& X, std::size_t r0, std::size_t r1) {
   unsigned char acc = 0;
