@@ -22,7 +22,8 @@
 #include <string>
 #include <vector>
 
-#include "predict/flat_forest.hpp"  // internal: the engine's copies, timed alone
+#include "predict/engine.hpp"  // internal: the engine's copies, timed alone
+#include "predict/flat_forest.hpp"
 #include "predict/gather.hpp"
 #include "rebelboost/io.hpp"
 #include "rebelboost/predict.hpp"
@@ -148,12 +149,15 @@ std::uint64_t touch(const Data<T>& d, const LineSets& s, int threads) {
 }
 
 // Full evaluation's column copies alone (no trees): every used slot of every row, groups of 16 consecutive
-// rows, each group read in address order first where the engine does so (gather.hpp).
+// rows, each group read in address order first and its copies scanned for NaN where the engine does so.
 template <typename T>
-std::uint64_t copy_only(const Data<T>& d, const rebelboost::predict::ForestArrays& f, int threads) {
+std::uint64_t copy_only(const Data<T>& d, const Model& m, const rebelboost::predict::ForestArrays& f, int threads) {
   namespace rp = rebelboost::predict;
   const bool stream = rp::used_line_share(f.features, f.n_slots, d.n_cols, sizeof(T)) >= rp::kStreamLineShare &&
                       rp::kLanes * d.n_cols * sizeof(T) <= rp::kStreamBytes;
+  std::size_t n_splits = 0;
+  for (const auto& tree : m.trees) n_splits += tree.nodes.size() / 2;
+  const bool scan = static_cast<double>(f.n_slots) <= rp::Engine::kScanSlotsPerSplit * static_cast<double>(n_splits);
   std::uint64_t sum = 0;
   const auto n_groups = static_cast<std::ptrdiff_t>((d.n_rows + rp::kLanes - 1) / rp::kLanes);
 #pragma omp parallel num_threads(threads) reduction(+ : sum)
@@ -163,7 +167,7 @@ std::uint64_t copy_only(const Data<T>& d, const rebelboost::predict::ForestArray
     for (std::ptrdiff_t g = 0; g < n_groups; ++g) {
       const std::size_t r0 = static_cast<std::size_t>(g) * rp::kLanes, lanes = std::min(rp::kLanes, d.n_rows - r0);
       if (stream) rp::stream_rows(d.view(), r0, r0 + lanes);
-      sum += rp::gather_group(d.view(), r0, lanes, f, xt.data());
+      sum += rp::gather_group(d.view(), r0, lanes, f, xt.data(), scan);
       sum += static_cast<std::uint64_t>(xt[static_cast<std::size_t>(g) % xt.size()] > T(0));
     }
   }
@@ -257,7 +261,7 @@ int run(const char* model_path, const char* x_path, std::size_t n_rows, std::siz
   calls.emplace_back("cascade in cache", [&] {
     for (std::size_t i = 0; i < repeats; ++i) predictor.predict(block, classes.data(), cascade);
   });
-  calls.emplace_back("full copy only", [&] { sink += copy_only(d, forest.arrays(), threads); });
+  calls.emplace_back("full copy only", [&] { sink += copy_only(d, model, forest.arrays(), threads); });
   for (const auto& s : sets) calls.emplace_back(s.first, [&, name = s.first] { sink += touch(d, sets.at(name), threads); });
   const auto times = interleaved(calls, rounds);
   const double scale = static_cast<double>(n_rows) / static_cast<double>(small * repeats);

@@ -31,6 +31,10 @@ class Engine {
   // rows used at most kExitPays of the learners on average (the path with checks costs more per learner).
   static constexpr std::size_t kExitPilotRows = 1024;
   static constexpr double kExitPays = 0.4;
+  // The copies are scanned for NaN (to run the kernels' cheaper compares where there is none) only when the
+  // model uses at most this many features per split: the scan costs per copied value, the NaN-aware
+  // compares per split evaluated (docs/cascades.md).
+  static constexpr double kScanSlotsPerSplit = 0.1;
 
   template <typename T>
   void decision_function(MatrixView<T> X, double* out, std::size_t n_trees, int n_threads) const;
@@ -111,6 +115,7 @@ class Engine {
   const Kernels& kernels_;
   double group_tree_cost_ = 0.0;
   bool stream_f32_ = false, stream_f64_ = false;
+  bool scan_nan_ = true;
 };
 
 }  // namespace rebelboost::predict

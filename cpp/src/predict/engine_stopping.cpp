@@ -243,7 +243,8 @@ void Engine::predict_stopping(const MatrixView<T>& X, std::size_t n, const StopR
       if (need > live.have) {
         for (std::size_t g = 0; g < live.n; ++g)
           if (live.open[g])
-            live.nan[g] |= gather_lanes(X, &live.rows[g * kLanes], live.open[g], live.have, need, f, live.xt_of(g));
+            live.nan[g] |= gather_lanes(X, &live.rows[g * kLanes], live.open[g], live.have, need, f, live.xt_of(g),
+                                          scan_nan_);
         live.have = need;
       }
       if (K == 1) {

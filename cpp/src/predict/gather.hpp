@@ -59,10 +59,12 @@ inline bool any_nan(const T* Xt, std::size_t u_begin, std::size_t u_end) {
   return nan != 0;
 }
 
-// Copies rows r0 .. r0 + n_lanes of the used features into Xt[slot * 16 + lane]; true if one is NaN.
-// Lanes >= n_lanes keep whatever they held (their results are never read).
+// Copies rows r0 .. r0 + n_lanes of the used features into Xt[slot * 16 + lane]; true if one is NaN, or
+// without `scan` always true (no pass over the copies; the kernels' NaN-aware compares are right for any
+// value). Lanes >= n_lanes keep whatever they held (their results are never read).
 template <typename T>
-inline bool gather_group(const MatrixView<T>& X, std::size_t r0, std::size_t n_lanes, const ForestArrays& f, T* Xt) {
+inline bool gather_group(const MatrixView<T>& X, std::size_t r0, std::size_t n_lanes, const ForestArrays& f, T* Xt,
+                         bool scan) {
   const auto rs = X.row_stride, cs = X.col_stride;
   if (cs == 1) {
     for (std::size_t j = 0; j < n_lanes; ++j) {
@@ -75,14 +77,15 @@ inline bool gather_group(const MatrixView<T>& X, std::size_t r0, std::size_t n_l
       for (std::size_t j = 0; j < n_lanes; ++j) Xt[u * kLanes + j] = col[static_cast<std::ptrdiff_t>(j) * rs];
     }
   }
-  return any_nan(Xt, 0, f.n_slots);
+  return !scan || any_nan(Xt, 0, f.n_slots);
 }
 
 // Copies the slots [u_begin, u_end) of the rows rows[j] of the lanes j in `lanes` into Xt[slot * 16 + j];
-// true if one is NaN (or a leftover NaN in another lane, see any_nan). Other lanes keep what they held.
+// true if one is NaN (or a leftover NaN in another lane, see any_nan), or without `scan` always true (as
+// gather_group). Other lanes keep what they held.
 template <typename T>
 inline bool gather_lanes(const MatrixView<T>& X, const std::size_t* rows, std::uint32_t lanes, std::size_t u_begin,
-                         std::size_t u_end, const ForestArrays& f, T* Xt) {
+                         std::size_t u_end, const ForestArrays& f, T* Xt, bool scan) {
   if (!lanes) return false;
   const auto cs = X.col_stride;
   // One full line of Xt per slot: the 16 values of a feature come from 16 rows (a lane without a row reads
@@ -102,7 +105,7 @@ inline bool gather_lanes(const MatrixView<T>& X, const std::size_t* rows, std::u
     T* out = Xt + u * kLanes;
     for (std::size_t j = 0; j < kLanes; ++j) out[j] = row[j][at];
   }
-  return any_nan(Xt, u_begin, u_end);
+  return !scan || any_nan(Xt, u_begin, u_end);
 }
 
 }  // namespace rebelboost::predict
