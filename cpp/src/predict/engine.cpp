@@ -88,6 +88,12 @@ Engine::Engine(const Model& model, const Kernels& kernels)
     total += (f.walk[t] || f.depth[t] > FlatForest::kMaxMaskDepth) ? 16.0 * d : 2.0 * (std::ldexp(1.0, f.depth[t]) - 1.0);
   }
   group_tree_cost_ = (f.n_trees ? total / static_cast<double>(f.n_trees) : 0.0) + 4.0 * static_cast<double>(f.n_outputs);
+  // The NaN scan of the copies only where it costs less than the NaN-aware compares (kScanSlotsPerSplit).
+  std::size_t n_splits = 0;
+  for (const Tree& tree : model_.trees) n_splits += tree.nodes.size() / 2;
+  scan_nan_ = static_cast<double>(f.n_slots) <= kScanSlotsPerSplit * static_cast<double>(n_splits);
+  stream_f32_ = used_line_share(f.features, f.n_slots, model_.n_features, sizeof(float)) >= kStreamLineShare;
+  stream_f64_ = used_line_share(f.features, f.n_slots, model_.n_features, sizeof(double)) >= kStreamLineShare;
 }
 
 std::size_t Engine::used(std::size_t n_trees) const { return std::min(n_trees, model_.trees.size()); }
@@ -115,7 +121,8 @@ void Engine::for_each_group(const MatrixView<T>& X, int n_threads, Fn&& fn) cons
     const std::size_t end = std::min(X.n_rows, begin + kChunkRows);
     for (std::size_t r0 = begin; r0 < end; r0 += kLanes) {
       Group<T> g{Xt.data(), false, r0, std::min(kLanes, end - r0), scores.data()};
-      g.has_nan = gather_group(X, r0, g.n_lanes, f, Xt.data());
+      if (streams(X, g.n_lanes)) stream_rows(X, r0, r0 + g.n_lanes);
+      g.has_nan = gather_group(X, r0, g.n_lanes, f, Xt.data(), scan_nan_);
       fn(g);
     }
   });

@@ -7,6 +7,7 @@
 
 #include "predict/stop_rule.hpp"
 #include "predict/flat_forest.hpp"
+#include "predict/gather.hpp"
 #include "predict/kernels.hpp"
 #include "rebelboost/matrix_view.hpp"
 #include "rebelboost/model.hpp"
@@ -33,6 +34,10 @@ class Engine {
   // rows used at most kExitPays of the learners on average (the path with checks costs more per learner).
   static constexpr std::size_t kExitPilotRows = 1024;
   static constexpr double kExitPays = 0.4;
+  // The copies are scanned for NaN (to run the kernels' cheaper compares where there is none) only when the
+  // model uses at most this many features per split: the scan costs per copied value, the NaN-aware
+  // compares per split evaluated (docs/cascades.md).
+  static constexpr double kScanSlotsPerSplit = 0.1;
 
   template <typename T>
   void decision_function(MatrixView<T> X, double* out, std::size_t n_trees, int n_threads) const;
@@ -96,12 +101,22 @@ class Engine {
                              double& spread) const;
   // Work of one tree for one group, in the units of copying one value (the repacking decision).
   double group_tree_cost() const { return group_tree_cost_; }
+  // Whether `n_rows` rows of X are read in address order before their columns are copied (stream_rows in
+  // gather.hpp): row-major X, wide rows whose used features fill enough of their lines, and a block that
+  // stays in cache.
+  template <typename T>
+  bool streams(const MatrixView<T>& X, std::size_t n_rows) const {
+    return X.col_stride == 1 && (sizeof(T) == 4 ? stream_f32_ : stream_f64_) &&
+           n_rows * X.n_cols * sizeof(T) <= kStreamBytes;
+  }
 
   const Model& model_;
   FlatForest forest_;
   StopRule stop_;
   const Kernels& kernels_;
   double group_tree_cost_ = 0.0;
+  bool stream_f32_ = false, stream_f64_ = false;
+  bool scan_nan_ = true;
 };
 
 }  // namespace rebelboost::predict

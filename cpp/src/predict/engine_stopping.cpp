@@ -32,8 +32,9 @@ constexpr std::size_t kChunkRows = 256;
 constexpr std::size_t kNoRow = static_cast<std::size_t>(-1);
 
 // Binary models check inside the kernel (BinaryStops) and come back to the chunk, to pack the rows still
-// running, after this many learners; the interval doubles (up to kMaxSyncLearners) while no row leaves.
-constexpr std::size_t kSyncLearners = 32, kMaxSyncLearners = 256;
+// running, after the checkpoint spacing clamped to [kMinSyncLearners, kSyncLearners] learners; the interval
+// doubles (up to kMaxSyncLearners) while no row leaves.
+constexpr std::size_t kMinSyncLearners = 8, kSyncLearners = 32, kMaxSyncLearners = 256;
 
 std::size_t popcount(std::uint32_t v) { return static_cast<std::size_t>(__builtin_popcount(v)); }
 // The index of the lowest set bit of m != 0.
@@ -214,6 +215,8 @@ void Engine::predict_stopping(const MatrixView<T>& X, std::size_t n, const StopR
     LiveGroups<T>& live = *mine;
     live.reset((end - begin + kLanes - 1) / kLanes);
     std::vector<std::size_t> order;
+    // The chunk's rows are copied lazily, over many returns: read them in address order once, now.
+    if (streams(X, end - begin)) stream_rows(X, begin, end);
     for (std::size_t g = 0; g < live.n; ++g) {
       const std::size_t r0 = begin + g * kLanes, lanes = std::min(kLanes, end - r0);
       start(Group<T>{live.xt_of(g), false, r0, lanes, live.scores_of(g)});
@@ -223,7 +226,12 @@ void Engine::predict_stopping(const MatrixView<T>& X, std::size_t n, const StopR
     std::size_t running = end - begin;
     // The largest spread of a running row (StopRule::next_possible); every row starts at the bias.
     double spread = StopRule::spread(model_.bias.data(), 1, K);
-    std::size_t first_stop = 0, sync = kSyncLearners;  // binary: the plan's first checkpoint after t
+    std::size_t first_stop = 0;  // binary: the plan's first checkpoint after t
+    // The first return (and the one after a segment where rows left) comes after the checkpoint spacing,
+    // within [kMinSyncLearners, kSyncLearners]: a cascade whose rows mostly leave at its first checkpoints
+    // then packs and gathers for the rows still running at once, instead of running every lane 32 learners.
+    const std::size_t sync0 = std::min(kSyncLearners, std::max(kMinSyncLearners, st.every));
+    std::size_t sync = sync0;
     for (std::size_t t = 0; t < n && running > 0;) {
       std::size_t next = n;
       const std::size_t was_running = running;
@@ -235,7 +243,8 @@ void Engine::predict_stopping(const MatrixView<T>& X, std::size_t n, const StopR
       if (need > live.have) {
         for (std::size_t g = 0; g < live.n; ++g)
           if (live.open[g])
-            live.nan[g] |= gather_lanes(X, &live.rows[g * kLanes], live.open[g], live.have, need, f, live.xt_of(g));
+            live.nan[g] |= gather_lanes(X, &live.rows[g * kLanes], live.open[g], live.have, need, f, live.xt_of(g),
+                                          scan_nan_);
         live.have = need;
       }
       if (K == 1) {
@@ -262,7 +271,7 @@ void Engine::predict_stopping(const MatrixView<T>& X, std::size_t n, const StopR
         running += popcount(live.open[g]);
         busy += live.open[g] != 0;
       }
-      sync = running == was_running ? std::min(2 * sync, kMaxSyncLearners) : kSyncLearners;
+      sync = running == was_running ? std::min(2 * sync, kMaxSyncLearners) : sync0;
       const std::size_t needed = (running + kLanes - 1) / kLanes;
       if (needed == busy) continue;
       const double saved = static_cast<double>(busy - needed) * static_cast<double>(n - t) * group_tree_cost_;

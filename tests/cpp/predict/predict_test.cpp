@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -10,6 +11,9 @@
 
 #include "rebelboost/error.hpp"
 #include "rebelboost/train.hpp"
+#include "predict/engine.hpp"
+#include "predict/flat_forest.hpp"
+#include "predict/gather.hpp"
 #include "predict/random_models.hpp"
 #include "test_util.hpp"
 
@@ -86,6 +90,59 @@ TEST(DecisionFunction, StridedSubmatrixView) {
     for (std::size_t c = 0; c < 4; ++c) compact.at(r, c) = big.at(2 * r, c);
   const MatrixView<double> view{big.c_order.data(), 300, 4, 14, 1};
   EXPECT_EQ(predict(m, view, 2), by_hand(m, compact, m.trees.size()));
+}
+
+TEST(Gather, UsedLineShareCountsDistinctLines) {
+  std::mt19937 rng(3);
+  for (std::size_t n_features : {std::size_t{1}, std::size_t{7}, std::size_t{16}, std::size_t{17}, std::size_t{300}}) {
+    for (std::size_t bytes : {std::size_t{4}, std::size_t{8}}) {
+      std::vector<std::int32_t> all(n_features);
+      for (std::size_t j = 0; j < n_features; ++j) all[j] = static_cast<std::int32_t>(j);
+      std::shuffle(all.begin(), all.end(), rng);
+      const std::size_t n_lines = (n_features * bytes + 63) / 64;
+      for (std::size_t k = 0; k <= n_features; k += 1 + n_features / 5) {
+        std::vector<bool> hit(n_lines, false);  // by hand: the lines holding byte offsets j * bytes
+        for (std::size_t u = 0; u < k; ++u) hit[static_cast<std::size_t>(all[u]) * bytes / 64] = true;
+        const double want = static_cast<double>(std::count(hit.begin(), hit.end(), true)) / static_cast<double>(n_lines);
+        EXPECT_EQ(predict::used_line_share(all.data(), k, n_features, bytes), want) << n_features << " " << bytes << " " << k;
+      }
+      EXPECT_EQ(predict::used_line_share(all.data(), n_features, n_features, bytes), 1.0);
+    }
+  }
+  EXPECT_EQ(predict::used_line_share(nullptr, 0, 0, 4), 0.0);
+}
+
+TEST(DecisionFunction, WideRowsReadInAddressOrderAgree) {
+  // 200 float features (13 lines a row) with most lines used: rows are read in address order before their
+  // columns are copied (contiguous and strided row-major views), not for a column-major view; so many
+  // features per split that the copies are not scanned for NaN (10 % of the values are NaN); every path
+  // gives the same scores and the same exact-exit classes.
+  const Model m = trained_model(200, 21, 3, 60);
+  const predict::FlatForest forest(m);
+  ASSERT_GE(predict::used_line_share(forest.arrays().features, forest.arrays().n_slots, 200, sizeof(float)),
+            predict::kStreamLineShare);
+  std::size_t n_splits = 0;
+  for (const Tree& tree : m.trees) n_splits += tree.nodes.size() / 2;
+  ASSERT_GT(static_cast<double>(forest.arrays().n_slots), predict::Engine::kScanSlotsPerSplit * static_cast<double>(n_splits));
+  const Dense<float> Xf = testing::random_matrix(600, 200, 22, 0.1).cast<float>();
+  const Dense<double> Xd = Xf.cast<double>();
+  const auto ref = by_hand(m, Xd, m.trees.size());
+  std::vector<float> wide(600 * 211, 0.0f);  // rows 211 apart, 11 values of padding after each
+  for (std::size_t r = 0; r < 600; ++r)
+    for (std::size_t c = 0; c < 200; ++c) wide[r * 211 + c] = Xf.at(r, c);
+  const std::vector<float> ff = Xf.f_order();
+  EXPECT_EQ(predict(m, Xf.c_view(), 2), ref);
+  EXPECT_EQ(predict(m, MatrixView<float>{wide.data(), 600, 200, 211, 1}, 2), ref);
+  EXPECT_EQ(predict(m, MatrixView<float>::col_major(ff.data(), 600, 200), 2), ref);
+  const Predictor predictor(m);
+  std::vector<std::int32_t> full(600), exit(600);
+  PredictOptions early;
+  early.early_exit = true;
+  early.check_every = 4;
+  early.n_threads = 2;
+  predictor.predict(Xf.c_view(), full.data());
+  predictor.predict(MatrixView<float>{wide.data(), 600, 200, 211, 1}, exit.data(), early);
+  EXPECT_EQ(exit, full);
 }
 
 TEST(DecisionFunction, NTreesTruncates) {
