@@ -77,7 +77,9 @@ TEST(ParamBounds, CheckParamsRefusesExactlyWhatEachBoundExcludes) {
       EXPECT_FALSE(refused(b, b.high_open ? b.high - step : b.high)) << b.name;
       EXPECT_TRUE(refused(b, b.high_open ? b.high : b.high + step)) << b.name;
     }
-    if (!b.integral) EXPECT_TRUE(refused(b, std::nan(""))) << b.name << ": NaN is in no interval";
+    if (!b.integral) {
+      EXPECT_TRUE(refused(b, std::nan(""))) << b.name << ": NaN is in no interval";
+    }
   }
 }
 
