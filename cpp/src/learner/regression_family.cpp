@@ -161,7 +161,7 @@ class RegressionFamily final : public Family<T> {
   // f_n: each row's leaf value (every row, also those the subsample left out).
   void outputs(bool sample_rows) {
     if (!sample_rows) {
-      const std::vector<std::uint32_t>& rows = grower_.rows();
+      const std::uint32_t* rows = grower_.rows();
       const std::vector<tree::VarianceGrower::Leaf>& leaves = grower_.leaves();
       util::parallel_for(static_cast<std::ptrdiff_t>(leaves.size()), util::threads_for(n_ * 2, n_threads_), [&](std::ptrdiff_t l) {
         const tree::VarianceGrower::Leaf& leaf = leaves[static_cast<std::size_t>(l)];

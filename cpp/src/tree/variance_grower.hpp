@@ -15,6 +15,7 @@
 
 #include "data/bin_mapper.hpp"
 #include "data/binned_matrix.hpp"
+#include "tree/partition.hpp"
 #include "tree/regression_tree.hpp"
 #include "tree/split.hpp"
 #include "util/stage_clock.hpp"
@@ -43,7 +44,7 @@ class VarianceGrower {
 
   // grow() charges histograms (with the split scans) and partitions to `clock` (null: nothing measured).
   void set_stage_clock(util::StageClock* clock) { clock_ = clock; }
-  const std::vector<std::uint32_t>& rows() const { return order_; }
+  const std::uint32_t* rows() { return partition_.rows(0); }
 
  private:
   std::int64_t* hist(int buffer) { return pool_.data() + static_cast<std::size_t>(buffer) * hist_size_; }
@@ -53,8 +54,9 @@ class VarianceGrower {
              const std::uint8_t* active_features);
   std::vector<SplitInfo> search(const std::vector<std::size_t>& open, std::int64_t min_leaf_weight,
                                 const std::uint8_t* active_features);
-  Leaf partition(const Leaf& leaf, const SplitInfo& split, const std::int64_t* s, const std::int64_t* t);
   void left_sums(const std::int64_t* h, const SplitInfo& split, Leaf& left) const;
+  void rows_left_sums(const RowPartition::Split& part, Leaf& left) const;
+  RowPartition::Rule rule(const SplitInfo& split) const;
   void choose_packing(const std::int64_t* s, const std::int64_t* t, Leaf& root);
   void bin_sums(const std::int64_t* h, int b, std::int64_t& S, std::int64_t& W) const;
   SplitInfo feature_best(const std::int64_t* h, std::size_t f, std::int64_t min_weight) const;
@@ -77,8 +79,7 @@ class VarianceGrower {
   std::size_t hist_size_;                // int64 per leaf: n_features x kHistBins x (s, t)
   std::vector<std::int64_t> pool_;       // histogram buffers
   std::vector<int> free_;                // free buffer indices
-  std::vector<std::uint32_t> order_;     // rows grouped by leaf
-  std::vector<std::uint32_t> scratch_;   // partition's right-hand rows
+  RowPartition partition_;               // rows grouped by leaf
   std::vector<std::int64_t> ordered_s_, ordered_t_;  // s and t (or packed values) of built leaves' rows, in order
   bool packed_ = false;                      // histograms hold count * 2^40 + S per bin (choose_packing)
   std::int64_t t0_ = 0;                      // the one nonzero t when packed
