@@ -15,6 +15,8 @@ namespace {
 
 // Sums over rows in fixed blocks added in block order: the same bits for every thread count.
 constexpr std::size_t kBlock = 4096;
+// Elementary steps (util::threads_for) per row of a pass over y, H (and w): loads, a store, the arithmetic.
+constexpr std::size_t kRowWork = 4;
 
 class SquaredError final : public Loss {
  public:
@@ -49,7 +51,7 @@ class SquaredError final : public Loss {
 
   void residuals(double* out) const override {
     const std::size_t n = y_.size();
-    util::parallel_for(static_cast<std::ptrdiff_t>((n + kBlock - 1) / kBlock), util::threads_for(n, n_threads_),
+    util::parallel_for(static_cast<std::ptrdiff_t>((n + kBlock - 1) / kBlock), util::threads_for(kRowWork * n, n_threads_),
                        [&](std::ptrdiff_t b) {
                          for (std::size_t i = static_cast<std::size_t>(b) * kBlock, e = std::min(n, i + kBlock); i < e; ++i)
                            out[i] = y_[i] - H_[i];
@@ -76,7 +78,7 @@ class SquaredError final : public Loss {
   double blockwise_error(const Change& change) {
     const std::size_t n = y_.size(), blocks = (n + kBlock - 1) / kBlock;
     std::vector<double> part(blocks, 0.0);
-    util::parallel_for(static_cast<std::ptrdiff_t>(blocks), util::threads_for(2 * n, n_threads_), [&](std::ptrdiff_t b) {
+    util::parallel_for(static_cast<std::ptrdiff_t>(blocks), util::threads_for(kRowWork * n, n_threads_), [&](std::ptrdiff_t b) {
       double sum = 0.0;
       for (std::size_t i = static_cast<std::size_t>(b) * kBlock, e = std::min(n, i + kBlock); i < e; ++i) {
         change(i);

@@ -362,9 +362,11 @@ void VarianceGrower::subtract_siblings(const std::vector<std::size_t>& next, con
 
 // Sums the root's S and W, and packs every row's values as count * 2^40 + s when that is exact: the nonzero
 // weights all equal (t0), sum |s| < 2^39 and fewer than 2^23 rows (then a histogram bin is one int64 instead
-// of two: half the memory traffic; the sums, and so the tree, are the same).
+// of two: half the memory traffic; the sums, and so the tree, are the same). One pass over the rows: each
+// block writes its packed values right after summing them (still in cache) while packing may still hold.
 void VarianceGrower::choose_packing(const std::int64_t* s, const std::int64_t* t, Leaf& root) {
   const std::size_t N = X_.n_samples, block = std::size_t{1} << 16, blocks = (N + block - 1) / block;
+  constexpr std::int64_t kAbsLimit = std::int64_t{1} << 39;
   std::int64_t t0 = 0;
   for (std::size_t r = 0; r < N && t0 == 0; ++r) t0 = t[r];
   struct Part {
@@ -372,31 +374,29 @@ void VarianceGrower::choose_packing(const std::int64_t* s, const std::int64_t* t
     bool uniform = true;
   };
   std::vector<Part> parts(blocks);
-  const int threads = util::threads_for(2 * N, n_threads_);
-  util::parallel_for(static_cast<std::ptrdiff_t>(blocks), threads, [&](std::ptrdiff_t b) {  // integer sums: any order
-    Part& p = parts[static_cast<std::size_t>(b)];
-    for (std::size_t r = static_cast<std::size_t>(b) * block, e = std::min(N, r + block); r < e; ++r) {
+  const bool may_pack = N < (std::size_t{1} << 23) && t0 > 0;
+  if (may_pack) packed_values_.resize(N);
+  util::parallel_for(static_cast<std::ptrdiff_t>(blocks), util::threads_for(4 * N, n_threads_), [&](std::ptrdiff_t b) {
+    Part& p = parts[static_cast<std::size_t>(b)];  // integer sums: any order
+    const std::size_t begin = static_cast<std::size_t>(b) * block, end = std::min(N, begin + block);
+    for (std::size_t r = begin; r < end; ++r) {
       p.S += s[r];
       p.W += t[r];
       p.abs_s += s[r] < 0 ? -s[r] : s[r];
       p.uniform &= t[r] == 0 || t[r] == t0;
     }
+    if (!may_pack || !p.uniform || p.abs_s >= kAbsLimit) return;
+    for (std::size_t r = begin; r < end; ++r) packed_values_[r] = t[r] != 0 ? (std::int64_t{1} << kCountShift) + s[r] : 0;
   });
-  bool uniform = N < (std::size_t{1} << 23) && t0 > 0;
+  bool uniform = may_pack;
   std::int64_t abs_sum = 0;
   for (const Part& p : parts) {
     root.S += p.S;
     root.W += p.W;
-    uniform = uniform && p.uniform && p.abs_s < (std::int64_t{1} << 39) && (abs_sum += p.abs_s) < (std::int64_t{1} << 39);
+    uniform = uniform && p.uniform && p.abs_s < kAbsLimit && (abs_sum += p.abs_s) < kAbsLimit;
   }
   packed_ = uniform;
   t0_ = t0;
-  if (!packed_) return;
-  packed_values_.resize(N);
-  util::parallel_for(static_cast<std::ptrdiff_t>(blocks), threads, [&](std::ptrdiff_t b) {
-    for (std::size_t r = static_cast<std::size_t>(b) * block, e = std::min(N, r + block); r < e; ++r)
-      packed_values_[r] = t[r] != 0 ? (std::int64_t{1} << kCountShift) + s[r] : 0;
-  });
 }
 
 // Leaf values S / W, every node's weight, and the buffers back to the pool.
