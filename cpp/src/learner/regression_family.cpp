@@ -79,8 +79,9 @@ class RegressionFamily final : public Family<T> {
     const util::StageScope stage(clock_, util::Stage::kLeafValues);
     const double to_real = std::ldexp(1.0, weight_exponent_ - value_exponent_);
     for (tree::RegressionNode& node : tree_.nodes) node.value *= to_real;
-    outputs(sample_rows);
-    info.full_nodes = static_cast<int>(tree_.nodes.size() - grower_.leaves().size());
+    grower_.outputs(tree_, f_.data());  // every row, also those the subsample left out
+    info.full_nodes = static_cast<int>(
+        std::count_if(tree_.nodes.begin(), tree_.nodes.end(), [](const tree::RegressionNode& n) { return n.feature >= 0; }));
     loss::Loss::Step step;
     step.step = {1.0};
     step.has_edge = std::any_of(f_.begin(), f_.end(), [](double v) { return v != 0.0; });
@@ -149,21 +150,6 @@ class RegressionFamily final : public Family<T> {
         t_active_[i] = active ? t_[i] : 0;
       }
     });
-  }
-
-  // f_n: each row's leaf value (every row, also those the subsample left out).
-  void outputs(bool sample_rows) {
-    if (!sample_rows) {
-      const std::uint32_t* rows = grower_.rows();
-      const std::vector<tree::VarianceGrower::Leaf>& leaves = grower_.leaves();
-      util::parallel_for(static_cast<std::ptrdiff_t>(leaves.size()), util::threads_for(n_ * 2, n_threads_), [&](std::ptrdiff_t l) {
-        const tree::VarianceGrower::Leaf& leaf = leaves[static_cast<std::size_t>(l)];
-        for (std::size_t i = leaf.begin; i < leaf.end; ++i) f_[rows[i]] = tree_.nodes[leaf.node].value;
-      });
-      return;
-    }
-    util::parallel_for(static_cast<std::ptrdiff_t>(n_), util::threads_for(n_ * 4, n_threads_),
-                       [&](std::ptrdiff_t r) { f_[static_cast<std::size_t>(r)] = tree_.output(binned_, static_cast<std::size_t>(r)); });
   }
 
   // The grown tree in the model's form: raw thresholds, real leaves, gains as decreases of the mean squared

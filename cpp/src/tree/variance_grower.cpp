@@ -200,6 +200,7 @@ void VarianceGrower::start(const std::int64_t* s, const std::int64_t* t, int max
                            const std::uint8_t* active_features, RegressionTree& tree) {
   const std::size_t N = X_.n_samples;
   partition_.reset(N);
+  deferred_.clear();
   leaves_.clear();
   free_.clear();
   for (int b = static_cast<int>(pool_.size() / std::max<std::size_t>(hist_size_, 1)); b-- > 0;) free_.push_back(b);
@@ -239,7 +240,11 @@ std::vector<std::size_t> VarianceGrower::split_layer(const std::vector<std::size
   std::size_t kept = 0;  // children that will be searched, for the histogram budget
   for (const SplitInfo& split : splits) kept += split.found() ? 2 : 0;
   const bool subtract = !last && kept * hist_size_ * sizeof(std::int64_t) <= kHistBudgetBytes;
-  const std::vector<Leaf> lefts = partition_all(searchable, splits);
+  // The last layer's children need no rows of their own when their sums come from histograms: outputs()
+  // routes the parents' rows.
+  bool defer = last;
+  for (std::size_t i = 0; i < searchable.size(); ++i) defer = defer && (!splits[i].found() || leaves_[searchable[i]].hist >= 0);
+  const std::vector<Leaf> lefts = partition_all(searchable, splits, defer);
   std::vector<std::size_t> next;
   for (std::size_t i = 0; i < searchable.size(); ++i) {
     if (!splits[i].found()) {
@@ -248,6 +253,11 @@ std::vector<std::size_t> VarianceGrower::split_layer(const std::vector<std::size
       continue;
     }
     add_children(searchable[i], splits[i], lefts[i], subtract, tree, next);
+  }
+  for (std::size_t k = 0; k < deferred_.size(); ++k) {
+    deferred_[k].left = next[2 * k];
+    deferred_[k].right = next[2 * k + 1];
+    leaves_[next[2 * k + 1]].begin = leaves_[next[2 * k + 1]].end;  // empty until complete()
   }
   if (subtract) {
     const util::StageScope stage(clock_, util::Stage::kHistograms);
@@ -260,7 +270,7 @@ std::vector<std::size_t> VarianceGrower::split_layer(const std::vector<std::size
 // child: its range and its sums (from the parent's histogram of the split feature when it has one, else from
 // its rows).
 std::vector<VarianceGrower::Leaf> VarianceGrower::partition_all(const std::vector<std::size_t>& leaves,
-                                                                const std::vector<SplitInfo>& splits) {
+                                                                const std::vector<SplitInfo>& splits, bool defer) {
   std::vector<Leaf> lefts(leaves.size());
   std::vector<RowPartition::Split> parts;
   std::vector<std::size_t> split_leaves;  // indices into `leaves` of parts
@@ -279,9 +289,65 @@ std::vector<VarianceGrower::Leaf> VarianceGrower::partition_all(const std::vecto
       const std::size_t i = split_leaves[static_cast<std::size_t>(k)];
       if (leaves_[leaves[i]].hist < 0) rows_left_sums(parts[static_cast<std::size_t>(k)], lefts[i]);
     });
+  if (defer) {  // each left child's range stays empty until complete()
+    for (const RowPartition::Split& part : parts) deferred_.push_back({part, 0, 0});
+    for (std::size_t i : split_leaves) lefts[i].end = lefts[i].begin;
+    return lefts;
+  }
   const std::vector<std::size_t> mids = partition_.split(parts, nullptr, n_threads_);
   for (std::size_t k = 0; k < parts.size(); ++k) lefts[split_leaves[k]].end = mids[k];
   return lefts;
+}
+
+// The deferred partition of the last layer: the children's ranges, then the leaves in their rows' order.
+void VarianceGrower::complete() {
+  if (deferred_.empty()) return;
+  std::vector<RowPartition::Split> parts;
+  for (const Deferred& d : deferred_) parts.push_back(d.part);
+  const std::vector<std::size_t> mids = partition_.split(parts, nullptr, n_threads_);
+  for (std::size_t k = 0; k < parts.size(); ++k) {
+    leaves_[deferred_[k].left].end = mids[k];
+    leaves_[deferred_[k].right].begin = mids[k];
+    leaves_[deferred_[k].right].end = parts[k].range.end;
+  }
+  deferred_.clear();
+  sort_leaves();
+}
+
+void VarianceGrower::sort_leaves() {
+  std::sort(leaves_.begin(), leaves_.end(), [](const Leaf& a, const Leaf& b) { return a.begin < b.begin; });
+}
+
+void VarianceGrower::outputs(const RegressionTree& tree, double* f) const {
+  struct Part {  // rows [begin, end) of the order, sent to left or right by rule (null: all to left)
+    std::size_t begin, end;
+    const RowPartition::Rule* rule;
+    double left, right;
+  };
+  constexpr std::size_t kPart = std::size_t{1} << 15;  // rows per parallel part
+  std::vector<Part> parts;
+  const auto add = [&](std::size_t begin, std::size_t end, const RowPartition::Rule* rule, double left, double right) {
+    for (std::size_t b = begin; b < end; b += kPart) parts.push_back({b, std::min(end, b + kPart), rule, left, right});
+  };
+  for (const Leaf& leaf : leaves_) {
+    const double v = tree.nodes[leaf.node].value;
+    add(leaf.begin, leaf.end, nullptr, v, v);  // deferred children: empty
+  }
+  for (const Deferred& d : deferred_)
+    add(d.part.range.begin, d.part.range.end, &d.part.rule, tree.nodes[leaves_[d.left].node].value,
+        tree.nodes[leaves_[d.right].node].value);
+  util::parallel_for(static_cast<std::ptrdiff_t>(parts.size()), util::threads_for(4 * X_.n_samples, n_threads_), [&](std::ptrdiff_t k) {
+    const Part& p = parts[static_cast<std::size_t>(k)];
+    if (p.rule == nullptr) {
+      for (std::size_t i = p.begin; i < p.end; ++i) f[partition_.row(i)] = p.left;
+      return;
+    }
+    const double value[2] = {p.right, p.left};
+    for (std::size_t i = p.begin; i < p.end; ++i) {
+      const std::uint32_t r = partition_.row(i);
+      f[r] = value[p.rule->left(r)];
+    }
+  });
 }
 
 RowPartition::Rule VarianceGrower::rule(const SplitInfo& split) const {
@@ -403,14 +469,20 @@ void VarianceGrower::choose_packing(const std::int64_t* s, const std::int64_t* t
 void VarianceGrower::finish(RegressionTree& tree, const std::vector<std::size_t>& finished) {
   for (const Leaf& leaf : leaves_) tree.nodes[leaf.node].weight = leaf.W;
   std::vector<Leaf> final_leaves;
+  std::vector<std::size_t> position(leaves_.size());  // in final_leaves
   for (std::size_t l : finished) {
     Leaf& leaf = leaves_[l];
+    position[l] = final_leaves.size();
     tree.nodes[leaf.node].value = leaf.W > 0 ? static_cast<double>(leaf.S) / static_cast<double>(leaf.W) : 0.0;
     leaf.hist = -1;
     final_leaves.push_back(leaf);
   }
-  std::sort(final_leaves.begin(), final_leaves.end(), [](const Leaf& a, const Leaf& b) { return a.begin < b.begin; });
+  for (Deferred& d : deferred_) {
+    d.left = position[d.left];
+    d.right = position[d.right];
+  }
   leaves_ = std::move(final_leaves);
+  if (deferred_.empty()) sort_leaves();
 }
 
 }  // namespace rebelboost::tree
