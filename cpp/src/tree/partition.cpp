@@ -146,8 +146,8 @@ void RowPartition::gather_values(const std::vector<Range>& ranges, const std::in
   std::size_t rows = 0;
   for (const Range& r : ranges) rows += r.end - r.begin;
   const std::vector<Block> blocks = blocks_of(ranges.size(), [&](std::size_t r) { return ranges[r]; });
-  // A random read per row (a cache miss, often): several elementary steps.
-  util::parallel_for(static_cast<std::ptrdiff_t>(blocks.size()), util::threads_for(8 * rows, n_threads), [&](std::ptrdiff_t k) {
+  // A random read per row (a cache miss, often): many elementary steps.
+  util::parallel_for(static_cast<std::ptrdiff_t>(blocks.size()), util::threads_for(16 * rows, n_threads), [&](std::ptrdiff_t k) {
     const Block& b = blocks[static_cast<std::size_t>(k)];
     for (std::size_t i = b.begin; i < b.end; ++i) values[i] = q[row(i)];
   });

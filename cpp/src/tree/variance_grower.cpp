@@ -94,8 +94,9 @@ void VarianceGrower::build(const std::vector<std::size_t>& which, const std::int
   const std::size_t F = X_.n_features, N = X_.n_samples;
   std::size_t rows = 0;
   for (std::size_t l : which) rows += leaves_[l].end - leaves_[l].begin;
-  const int threads = util::threads_for(rows * F, n_threads_);
   const bool root = which.size() == 1 && leaves_[which[0]].end - leaves_[which[0]].begin == N;
+  // An add per row and feature; below the root the row's code is a gathered read besides.
+  const int threads = util::threads_for(rows * F * (root ? 1 : 2), n_threads_);
   const std::uint32_t* order = root ? nullptr : partition_.rows(0);
   if (!root) {  // the leaves' values in their rows' order, once: the feature loops then read them in sequence
     std::vector<RowPartition::Range> ranges;
@@ -107,9 +108,12 @@ void VarianceGrower::build(const std::vector<std::size_t>& which, const std::int
       partition_.gather_values(ranges, t, ordered_t_.data(), n_threads_);
     }
   }
-  util::parallel_for(static_cast<std::ptrdiff_t>(which.size() * F), threads, [&](std::ptrdiff_t job) {
-    const Leaf& leaf = leaves_[which[static_cast<std::size_t>(job) / F]];
-    const std::size_t f = static_cast<std::size_t>(job) % F;
+  // Job f * L + j: leaf j's feature f. The static schedule gives each thread a run of features of every leaf,
+  // so siblings of very different sizes still share the threads evenly.
+  const std::size_t L = which.size();
+  util::parallel_for(static_cast<std::ptrdiff_t>(L * F), threads, [&](std::ptrdiff_t job) {
+    const Leaf& leaf = leaves_[which[static_cast<std::size_t>(job) % L]];
+    const std::size_t f = static_cast<std::size_t>(job) / L;
     std::int64_t* h = hist(leaf.hist) + f * kHistBins * 2;
     std::fill(h, h + kHistBins * 2, 0);
     if (active_features && !active_features[f]) return;
