@@ -47,6 +47,7 @@ class RegressionFamily final : public Family<T> {
       total += weight(i);
     }
     weight_exponent_ = scale_exponent(largest * static_cast<double>(n_), kWeightBits);
+    if (sample_weight_) std::frexp(largest, &loss_weight_shift_);  // the loss's weights are w 2^-shift
     t_.resize(n_);
     std::int64_t t_total = 0;
     for (std::size_t i = 0; i < n_; ++i) t_total += t_[i] = util::to_fixed_point(std::ldexp(weight(i), weight_exponent_));
@@ -54,7 +55,6 @@ class RegressionFamily final : public Family<T> {
     min_leaf_weight_ = static_cast<std::int64_t>(
         std::ceil(static_cast<double>(params.min_samples_leaf) * static_cast<double>(t_total) / static_cast<double>(n_)));
     weight_total_ = total;
-    residual_.resize(n_);
     s_.resize(n_);
     f_.resize(n_);
   }
@@ -71,8 +71,7 @@ class RegressionFamily final : public Family<T> {
     const bool sample_rows = params_.subsample < 1.0, sample_features = params_.feature_fraction < 1.0;
     {
       const util::StageScope stage(clock_, util::Stage::kSplitValues);
-      loss.residuals(residual_.data());
-      fixed_point_values(sample_rows, stream);
+      fixed_point_values(loss, sample_rows, stream);
       if (sample_features) draw_features(stream, params_.feature_fraction, X_.n_cols, feature_pool_, active_features_);
     }
     tree_ = grower_.grow(s_.data(), sample_rows ? t_active_.data() : t_.data(), params_.max_depth, min_leaf_weight_,
@@ -80,8 +79,9 @@ class RegressionFamily final : public Family<T> {
     const util::StageScope stage(clock_, util::Stage::kLeafValues);
     const double to_real = std::ldexp(1.0, weight_exponent_ - value_exponent_);
     for (tree::RegressionNode& node : tree_.nodes) node.value *= to_real;
-    outputs(sample_rows);
-    info.full_nodes = static_cast<int>(tree_.nodes.size() - grower_.leaves().size());
+    grower_.outputs(tree_, f_.data());  // every row, also those the subsample left out
+    info.full_nodes = static_cast<int>(
+        std::count_if(tree_.nodes.begin(), tree_.nodes.end(), [](const tree::RegressionNode& n) { return n.feature >= 0; }));
     loss::Loss::Step step;
     step.step = {1.0};
     step.has_edge = std::any_of(f_.begin(), f_.end(), [](double v) { return v != 0.0; });
@@ -132,45 +132,24 @@ class RegressionFamily final : public Family<T> {
     return bins_.transform(X, n_threads_);
   }
 
-  // s = w r 2^e_s (0 for rows the subsample leaves out, whose t is 0 too).
-  void fixed_point_values(bool sample_rows, std::uint64_t stream) {
-    constexpr std::size_t kBlock = 1 << 16;
-    const auto blocks = static_cast<std::ptrdiff_t>((n_ + kBlock - 1) / kBlock);
-    const int threads = util::threads_for(n_ * 4, n_threads_);
-    std::vector<double> block_max(static_cast<std::size_t>(blocks), 0.0);
-    util::parallel_for(blocks, threads, [&](std::ptrdiff_t b) {
-      double m = 0.0;  // max |w r|: order-independent, so the scale is the same for any thread count
-      for (std::size_t i = static_cast<std::size_t>(b) * kBlock, e = std::min(n_, i + kBlock); i < e; ++i)
-        m = std::max(m, std::fabs(weight(i) * residual_[i]));
-      block_max[static_cast<std::size_t>(b)] = m;
-    });
-    const double largest = block_max.empty() ? 0.0 : *std::max_element(block_max.begin(), block_max.end());
+  // s = w r 2^e_s (0 for rows the subsample leaves out, whose t is 0 too), e_s from the loss's max |w r| (the
+  // same for any thread count). The loss holds the weights times 2^-loss_weight_shift_ (the booster brings
+  // the largest into [0.5, 1)): powers of two, so s is the same as from the weights themselves.
+  void fixed_point_values(const loss::Loss& loss, bool sample_rows, std::uint64_t stream) {
+    const double largest = std::ldexp(loss.largest_weighted_residual(), loss_weight_shift_);
     const bool packable = sample_weight_ == nullptr && n_ >= (std::size_t{1} << 16) && n_ < (std::size_t{1} << 23);
     value_exponent_ = largest > 0.0 ? scale_exponent(largest * static_cast<double>(n_), packable ? kPackedValueBits : kValueBits) : 0;
-    const double scale = std::ldexp(1.0, value_exponent_);  // exact: a power of two
-    if (sample_rows) t_active_.resize(n_);
-    util::parallel_for(blocks, threads, [&](std::ptrdiff_t b) {
+    loss.fixed_point_residuals(std::ldexp(1.0, value_exponent_ + loss_weight_shift_), s_.data());
+    if (!sample_rows) return;
+    constexpr std::size_t kBlock = 1 << 16;
+    t_active_.resize(n_);
+    util::parallel_for(static_cast<std::ptrdiff_t>((n_ + kBlock - 1) / kBlock), util::threads_for(n_ * 4, n_threads_), [&](std::ptrdiff_t b) {
       for (std::size_t i = static_cast<std::size_t>(b) * kBlock, e = std::min(n_, i + kBlock); i < e; ++i) {
-        const bool active = !sample_rows || row_drawn(stream, i, params_.subsample);
-        s_[i] = active ? util::to_fixed_point(weight(i) * residual_[i] * scale) : 0;
-        if (sample_rows) t_active_[i] = active ? t_[i] : 0;
+        const bool active = row_drawn(stream, i, params_.subsample);
+        s_[i] = active ? s_[i] : 0;
+        t_active_[i] = active ? t_[i] : 0;
       }
     });
-  }
-
-  // f_n: each row's leaf value (every row, also those the subsample left out).
-  void outputs(bool sample_rows) {
-    if (!sample_rows) {
-      const std::vector<std::uint32_t>& rows = grower_.rows();
-      const std::vector<tree::VarianceGrower::Leaf>& leaves = grower_.leaves();
-      util::parallel_for(static_cast<std::ptrdiff_t>(leaves.size()), util::threads_for(n_ * 2, n_threads_), [&](std::ptrdiff_t l) {
-        const tree::VarianceGrower::Leaf& leaf = leaves[static_cast<std::size_t>(l)];
-        for (std::size_t i = leaf.begin; i < leaf.end; ++i) f_[rows[i]] = tree_.nodes[leaf.node].value;
-      });
-      return;
-    }
-    util::parallel_for(static_cast<std::ptrdiff_t>(n_), util::threads_for(n_ * 4, n_threads_),
-                       [&](std::ptrdiff_t r) { f_[static_cast<std::size_t>(r)] = tree_.output(binned_, static_cast<std::size_t>(r)); });
   }
 
   // The grown tree in the model's form: raw thresholds, real leaves, gains as decreases of the mean squared
@@ -214,11 +193,11 @@ class RegressionFamily final : public Family<T> {
   tree::VarianceGrower grower_;
   const std::atomic<bool>* stop_ = nullptr;
   util::StageClock* clock_ = nullptr;
-  int weight_exponent_ = 0, value_exponent_ = 0;
+  int weight_exponent_ = 0, value_exponent_ = 0, loss_weight_shift_ = 0;
   std::int64_t min_leaf_weight_ = 0;
   double weight_total_ = 0.0;
   std::vector<std::int64_t> t_, t_active_, s_;
-  std::vector<double> residual_, f_, other_;
+  std::vector<double> f_, other_;
   std::vector<std::size_t> feature_pool_;
   std::vector<std::uint8_t> active_features_;
   tree::RegressionTree tree_;  // the pending tree (fit)

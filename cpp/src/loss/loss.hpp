@@ -76,13 +76,17 @@ class Loss : public tree::SplitObjective {
   virtual void update_real(const double* /*f*/, const std::vector<double>& /*a*/) { real_valued_unsupported(); }
 
   // ---- regression (gradient boosting; squared error only) ----
-  // out[n] = y_n - H_n: the residuals the next regression tree fits (the negative gradient of the
-  // squared error's half).
-  virtual void residuals(double* /*out*/) const {
-    throw InvalidArgument("regression trees need the squared-error loss");
-  }
+  // The next regression tree fits the residuals r_n = y_n - H_n (the negative gradient of the squared
+  // error's half), weighted: w_n r_n.
+  // max_n |w_n r_n|, kept up to date by start_at and update_real (no pass of its own).
+  virtual double largest_weighted_residual() const { regression_unsupported(); }
+  // out[n] = w_n r_n scale in fixed point (util::to_fixed_point), in one pass over the rows.
+  virtual void fixed_point_residuals(double /*scale*/, std::int64_t* /*out*/) const { regression_unsupported(); }
 
  private:
+  [[noreturn]] static void regression_unsupported() {
+    throw InvalidArgument("regression trees need the squared-error loss");
+  }
   [[noreturn]] static void real_valued_unsupported() {
     throw InvalidArgument("real-valued weak learners (similarities) need the REBEL loss with the exponential g");
   }

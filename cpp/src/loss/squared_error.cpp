@@ -7,6 +7,7 @@
 #include "loss/loss.hpp"
 #include "rebelboost/error.hpp"
 #include "util/exact_sum.hpp"
+#include "util/fixed_point.hpp"
 #include "util/parallel.hpp"
 
 namespace rebelboost::loss {
@@ -15,6 +16,8 @@ namespace {
 
 // Sums over rows in fixed blocks added in block order: the same bits for every thread count.
 constexpr std::size_t kBlock = 4096;
+// Elementary steps (util::threads_for) per row of a pass over y, H (and w): loads, a store, the arithmetic.
+constexpr std::size_t kRowWork = 4;
 
 class SquaredError final : public Loss {
  public:
@@ -37,7 +40,7 @@ class SquaredError final : public Loss {
 
   void start_at(const std::vector<double>& bias) override {
     std::fill(H_.begin(), H_.end(), bias[0]);
-    value_ = blockwise_error([](std::size_t) {});
+    blockwise_error([](std::size_t) {});
   }
 
   // Kept up to date by start_at and update_real (one pass each), so the booster's checks cost nothing.
@@ -47,19 +50,21 @@ class SquaredError final : public Loss {
     for (std::size_t i = 0; i < y_.size(); ++i) out[i] = weight(i);
   }
 
-  void residuals(double* out) const override {
+  double largest_weighted_residual() const override { return largest_; }
+
+  void fixed_point_residuals(double scale, std::int64_t* out) const override {
     const std::size_t n = y_.size();
-    util::parallel_for(static_cast<std::ptrdiff_t>((n + kBlock - 1) / kBlock), util::threads_for(n, n_threads_),
+    util::parallel_for(static_cast<std::ptrdiff_t>((n + kBlock - 1) / kBlock), util::threads_for(kRowWork * n, n_threads_),
                        [&](std::ptrdiff_t b) {
                          for (std::size_t i = static_cast<std::size_t>(b) * kBlock, e = std::min(n, i + kBlock); i < e; ++i)
-                           out[i] = y_[i] - H_[i];
+                           out[i] = util::to_fixed_point(weight(i) * (y_[i] - H_[i]) * scale);
                        });
   }
 
   // H_n += f_n a: the product rounded, then added, as prediction adds a leaf's f * a (predict/flat_forest.hpp).
   void update_real(const double* f, const std::vector<double>& a) override {
     const double step = a[0];
-    value_ = blockwise_error([&](std::size_t i) { H_[i] += f[i] * step; });
+    blockwise_error([&](std::size_t i) { H_[i] += f[i] * step; });
   }
 
   // The +-1 learners' interface does not apply to regression trees.
@@ -70,24 +75,27 @@ class SquaredError final : public Loss {
  private:
   double weight(std::size_t i) const { return w_.empty() ? 1.0 : w_[i]; }
 
-  // sum w (y - H)^2 / sum w after applying `change(i)` to each row i: per fixed block of rows, blocks added in
-  // order (the same bits for every thread count).
+  // Applies `change(i)` to each row i, then sets value_ = sum w (y - H)^2 / sum w and largest_ = max |w (y - H)|:
+  // per fixed block of rows, blocks added in order (the same bits for every thread count).
   template <typename Change>
-  double blockwise_error(const Change& change) {
+  void blockwise_error(const Change& change) {
     const std::size_t n = y_.size(), blocks = (n + kBlock - 1) / kBlock;
-    std::vector<double> part(blocks, 0.0);
-    util::parallel_for(static_cast<std::ptrdiff_t>(blocks), util::threads_for(2 * n, n_threads_), [&](std::ptrdiff_t b) {
-      double sum = 0.0;
+    std::vector<double> part(blocks, 0.0), part_max(blocks, 0.0);
+    util::parallel_for(static_cast<std::ptrdiff_t>(blocks), util::threads_for(kRowWork * n, n_threads_), [&](std::ptrdiff_t b) {
+      double sum = 0.0, largest = 0.0;
       for (std::size_t i = static_cast<std::size_t>(b) * kBlock, e = std::min(n, i + kBlock); i < e; ++i) {
         change(i);
         const double r = y_[i] - H_[i];
         sum += weight(i) * r * r;
+        largest = std::max(largest, std::fabs(weight(i) * r));
       }
       part[static_cast<std::size_t>(b)] = sum;
+      part_max[static_cast<std::size_t>(b)] = largest;
     });
     double total = 0.0;
     for (double p : part) total += p;
-    return total / weight_total_;
+    value_ = total / weight_total_;
+    largest_ = part_max.empty() ? 0.0 : *std::max_element(part_max.begin(), part_max.end());
   }
   [[noreturn]] static void unsupported() {
     throw InvalidArgument("the squared-error loss trains regression trees (real leaves), not +-1 learners");
@@ -95,7 +103,8 @@ class SquaredError final : public Loss {
 
   std::vector<double> y_, w_, H_;
   double weight_total_ = 0.0;
-  double value_ = 0.0;  // the current value()
+  double value_ = 0.0;    // the current value()
+  double largest_ = 0.0;  // the current largest_weighted_residual()
   int n_threads_;
 };
 

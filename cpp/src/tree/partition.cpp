@@ -38,24 +38,33 @@ std::vector<RowPartition::Block> RowPartition::blocks_of(std::size_t n_ranges, G
   return blocks;
 }
 
-std::size_t RowPartition::split_serial(const Split& s, std::int8_t* out) {
-  // Left rows compact in place (the write never passes the read), right rows wait in scratch; branch-free,
-  // as the side is random.
-  const std::size_t begin = s.range.begin;
+namespace {
+
+// Rows [begin, end) of `order` (kIdentity: row i is i) sorted into dst[begin, end): the rows `rule` sends left
+// ascending from begin, the others descending from end - 1; returns how many went left. Branch-free (the side
+// is random): each row is written to both cursors and only its side's advances, so every slot ends holding
+// the row it should, and nothing outside [begin, end) is written.
+template <bool kIdentity>
+std::size_t sort_block(const RowPartition::Rule& rule, const std::uint32_t* order, std::size_t begin, std::size_t end,
+                       std::uint32_t* dst) {
+  const std::uint8_t* column = rule.column;
+  const std::uint8_t bin = rule.bin, missing = rule.missing;
+  const bool nan_left = rule.nan_left;
+  std::uint32_t* right = dst + end - 1;
   std::size_t n_left = 0, n_right = 0;
-  for (std::size_t i = begin; i < s.range.end; ++i) {
-    const std::uint32_t r = row(i);
-    const bool left = s.rule.left(r);
-    order_[begin + n_left] = r;  // a right row here is overwritten later
-    scratch_[n_right] = r;
+  for (std::size_t i = begin; i < end; ++i) {
+    const std::uint32_t row = kIdentity ? static_cast<std::uint32_t>(i) : order[i];
+    const std::uint8_t code = column[row];
+    const bool left = ((code <= bin) & (code != missing)) | ((code == missing) & nan_left);  // Rule::left
+    dst[begin + n_left] = row;
+    *(right - n_right) = row;
     n_left += left;
     n_right += !left;
-    out[r] = left ? s.left_value : s.right_value;
   }
-  std::copy(scratch_.begin(), scratch_.begin() + static_cast<std::ptrdiff_t>(n_right),
-            order_.begin() + static_cast<std::ptrdiff_t>(begin + n_left));
-  return begin + n_left;
+  return n_left;
 }
+
+}  // namespace
 
 std::vector<std::size_t> RowPartition::split(const std::vector<Split>& splits, std::int8_t* out, int n_threads) {
   // An empty range (a leaf split for rows that all sit on other participants of a distributed fit) has
@@ -66,21 +75,16 @@ std::vector<std::size_t> RowPartition::split(const std::vector<Split>& splits, s
   for (const Split& s : splits) rows += s.range.end - s.range.begin;
   const std::vector<Block> blocks = blocks_of(splits.size(), [&](std::size_t r) { return splits[r].range; });
   const int threads = blocks.size() > 1 ? util::threads_for(4 * rows, n_threads) : 1;
-  if (threads == 1) {
-    if (identity_ && !splits.empty()) materialise();
-    for (std::size_t k = 0; k < splits.size(); ++k) mids[k] = split_serial(splits[k], out);
-    return mids;
-  }
-  // Count per block, then each block scatters to offsets fixed by the counts: the order of the serial
-  // loop. Reading order_ while writing it would race, so the scatter goes to scratch_ (unless the order is
-  // still the identity, which is never read).
+  // Each block sorts its rows into its own stretch of scratch_, then they move to offsets fixed by the
+  // blocks' counts: the order of a serial stable partition, whatever the thread count.
+  if (identity_ && rows != n_) materialise();  // rows outside the ranges keep their places
+  const bool from_identity = identity_;
   std::vector<std::size_t> left(blocks.size());
   util::parallel_for(static_cast<std::ptrdiff_t>(blocks.size()), threads, [&](std::ptrdiff_t k) {
     const Block& b = blocks[static_cast<std::size_t>(k)];
     const Rule& rule = splits[b.range].rule;
-    std::size_t count = 0;
-    for (std::size_t i = b.begin; i < b.end; ++i) count += rule.left(row(i));
-    left[static_cast<std::size_t>(k)] = count;
+    left[static_cast<std::size_t>(k)] = from_identity ? sort_block<true>(rule, nullptr, b.begin, b.end, scratch_.data())
+                                                      : sort_block<false>(rule, order_.data(), b.begin, b.end, scratch_.data());
   });
   std::vector<std::size_t> left_at(blocks.size()), right_at(blocks.size());
   for (std::size_t k = 0, first = 0; k < blocks.size(); ++k) {  // first: the first block of this range
@@ -97,26 +101,20 @@ std::vector<std::size_t> RowPartition::split(const std::vector<Split>& splits, s
       right_at[k] = right_at[k - 1] + (blocks[k - 1].end - blocks[k - 1].begin - left[k - 1]);
     }
   }
-  const bool from_identity = identity_;
-  std::uint32_t* dst = from_identity ? order_.data() : scratch_.data();
   util::parallel_for(static_cast<std::ptrdiff_t>(blocks.size()), threads, [&](std::ptrdiff_t k) {
-    const Block& b = blocks[static_cast<std::size_t>(k)];
+    const auto j = static_cast<std::size_t>(k);
+    const Block& b = blocks[j];
+    const std::size_t n_left = left[j], n_right = b.end - b.begin - n_left;
+    std::uint32_t* to_left = order_.data() + left_at[j];
+    std::uint32_t* to_right = order_.data() + right_at[j];
+    const std::uint32_t* from_right = scratch_.data() + b.end - 1;
+    std::memcpy(to_left, scratch_.data() + b.begin, n_left * sizeof(std::uint32_t));
+    for (std::size_t i = 0; i < n_right; ++i) to_right[i] = *(from_right - i);
+    if (out == nullptr) return;
     const Split& s = splits[b.range];
-    std::size_t l = left_at[static_cast<std::size_t>(k)], r = right_at[static_cast<std::size_t>(k)];
-    for (std::size_t i = b.begin; i < b.end; ++i) {
-      const std::uint32_t row_i = from_identity ? static_cast<std::uint32_t>(i) : order_[i];
-      const bool goes_left = s.rule.left(row_i);
-      dst[goes_left ? l : r] = row_i;
-      l += goes_left;
-      r += !goes_left;
-      out[row_i] = goes_left ? s.left_value : s.right_value;
-    }
+    for (std::size_t i = 0; i < n_left; ++i) out[to_left[i]] = s.left_value;
+    for (std::size_t i = 0; i < n_right; ++i) out[to_right[i]] = s.right_value;
   });
-  if (!from_identity)
-    util::parallel_for(static_cast<std::ptrdiff_t>(blocks.size()), threads, [&](std::ptrdiff_t k) {
-      const Block& b = blocks[static_cast<std::size_t>(k)];
-      std::memcpy(order_.data() + b.begin, scratch_.data() + b.begin, (b.end - b.begin) * sizeof(std::uint32_t));
-    });
   identity_ = false;
   return mids;
 }
@@ -148,7 +146,8 @@ void RowPartition::gather_values(const std::vector<Range>& ranges, const std::in
   std::size_t rows = 0;
   for (const Range& r : ranges) rows += r.end - r.begin;
   const std::vector<Block> blocks = blocks_of(ranges.size(), [&](std::size_t r) { return ranges[r]; });
-  util::parallel_for(static_cast<std::ptrdiff_t>(blocks.size()), util::threads_for(2 * rows, n_threads), [&](std::ptrdiff_t k) {
+  // A random read per row (a cache miss, often): many elementary steps.
+  util::parallel_for(static_cast<std::ptrdiff_t>(blocks.size()), util::threads_for(16 * rows, n_threads), [&](std::ptrdiff_t k) {
     const Block& b = blocks[static_cast<std::size_t>(k)];
     for (std::size_t i = b.begin; i < b.end; ++i) values[i] = q[row(i)];
   });

@@ -45,9 +45,9 @@ class RowPartition {
   const std::uint32_t* rows(std::size_t begin);
 
   // Stable partition of each split's range (ranges disjoint): the rows its rule sends left first. Writes
-  // out[row] = left_value or right_value for every row of the ranges. Returns, per split, the end of its
-  // left block. Blocks of rows run in parallel (counted, then scattered to offsets fixed by the counts),
-  // so the order never depends on n_threads.
+  // out[row] = left_value or right_value for every row of the ranges (out null: no outputs). Returns, per split, the end of its
+  // left block. Blocks of rows run in parallel (each sorted into its stretch of scratch, then moved to
+  // offsets fixed by the blocks' counts), so the order never depends on n_threads.
   std::vector<std::size_t> split(const std::vector<Split>& splits, std::int8_t* out, int n_threads);
 
   // Only the outputs of each split (the last layer): out[row] = left_value or right_value. Returns, per
@@ -68,7 +68,6 @@ class RowPartition {
   template <typename GetRange>
   static std::vector<Block> blocks_of(std::size_t n_ranges, GetRange&& get);
   void materialise();
-  std::size_t split_serial(const Split& s, std::int8_t* out);  // returns the end of the left block
 
   std::size_t n_ = 0;
   bool identity_ = true;

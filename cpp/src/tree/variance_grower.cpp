@@ -2,7 +2,6 @@
 #include "tree/variance_grower.hpp"
 
 #include <algorithm>
-#include <numeric>
 
 #include "tree/histogram.hpp"
 #include "tree/split.hpp"
@@ -15,7 +14,6 @@ namespace {
 // Histograms a layer may hold at once (kept per leaf for subtraction); beyond it, each (leaf, feature)
 // histogram is built in a scratch buffer and searched at once, without subtraction.
 constexpr std::size_t kHistBudgetBytes = std::size_t{256} << 20;
-constexpr std::size_t kPartitionPart = std::size_t{1} << 16;  // rows per block of the parallel row loops
 
 // h[2 b] += s_i, h[2 b + 1] += t_i for rows[i]'s bin b in one feature's column (s, t in the rows' order:
 // gathered once per leaf, so only the column is read at random).
@@ -46,11 +44,6 @@ inline void add_packed(const std::uint8_t* column, const std::uint32_t* rows, st
 
 inline void add_all_packed(const std::uint8_t* column, std::size_t n, const std::int64_t* p, std::int64_t* h) {
   for (std::size_t r = 0; r < n; ++r) h[column[r]] += p[r];
-}
-
-inline bool goes_left(const std::uint8_t* column, std::uint32_t r, const SplitInfo& split, std::uint8_t missing) {
-  const std::uint8_t code = column[r];
-  return (code == missing) ? split.nan_left : (code <= split.bin);
 }
 
 }  // namespace
@@ -101,26 +94,26 @@ void VarianceGrower::build(const std::vector<std::size_t>& which, const std::int
   const std::size_t F = X_.n_features, N = X_.n_samples;
   std::size_t rows = 0;
   for (std::size_t l : which) rows += leaves_[l].end - leaves_[l].begin;
-  const int threads = util::threads_for(rows * F, n_threads_);
   const bool root = which.size() == 1 && leaves_[which[0]].end - leaves_[which[0]].begin == N;
+  // An add per row and feature; below the root the row's code is a gathered read besides.
+  const int threads = util::threads_for(rows * F * (root ? 1 : 2), n_threads_);
+  const std::uint32_t* order = root ? nullptr : partition_.rows(0);
   if (!root) {  // the leaves' values in their rows' order, once: the feature loops then read them in sequence
+    std::vector<RowPartition::Range> ranges;
+    for (std::size_t l : which) ranges.push_back({leaves_[l].begin, leaves_[l].end});
     ordered_s_.resize(N);
-    ordered_t_.resize(packed_ ? 0 : N);
-    util::parallel_for(static_cast<std::ptrdiff_t>(which.size()), util::threads_for(rows * 2, n_threads_), [&](std::ptrdiff_t j) {
-      const Leaf& leaf = leaves_[which[static_cast<std::size_t>(j)]];
-      if (packed_) {
-        for (std::size_t i = leaf.begin; i < leaf.end; ++i) ordered_s_[i] = packed_values_[order_[i]];
-        return;
-      }
-      for (std::size_t i = leaf.begin; i < leaf.end; ++i) {
-        ordered_s_[i] = s[order_[i]];
-        ordered_t_[i] = t[order_[i]];
-      }
-    });
+    partition_.gather_values(ranges, packed_ ? packed_values_.data() : s, ordered_s_.data(), n_threads_);
+    if (!packed_) {
+      ordered_t_.resize(N);
+      partition_.gather_values(ranges, t, ordered_t_.data(), n_threads_);
+    }
   }
-  util::parallel_for(static_cast<std::ptrdiff_t>(which.size() * F), threads, [&](std::ptrdiff_t job) {
-    const Leaf& leaf = leaves_[which[static_cast<std::size_t>(job) / F]];
-    const std::size_t f = static_cast<std::size_t>(job) % F;
+  // Job f * L + j: leaf j's feature f. The static schedule gives each thread a run of features of every leaf,
+  // so siblings of very different sizes still share the threads evenly.
+  const std::size_t L = which.size();
+  util::parallel_for(static_cast<std::ptrdiff_t>(L * F), threads, [&](std::ptrdiff_t job) {
+    const Leaf& leaf = leaves_[which[static_cast<std::size_t>(job) % L]];
+    const std::size_t f = static_cast<std::size_t>(job) / L;
     std::int64_t* h = hist(leaf.hist) + f * kHistBins * 2;
     std::fill(h, h + kHistBins * 2, 0);
     if (active_features && !active_features[f]) return;
@@ -130,9 +123,9 @@ void VarianceGrower::build(const std::vector<std::size_t>& which, const std::int
       return;
     }
     if (packed_)
-      add_packed(X_.column(f), order_.data() + leaf.begin, leaf.end - leaf.begin, ordered_s_.data() + leaf.begin, h);
+      add_packed(X_.column(f), order + leaf.begin, leaf.end - leaf.begin, ordered_s_.data() + leaf.begin, h);
     else
-      add_rows(X_.column(f), order_.data() + leaf.begin, leaf.end - leaf.begin, ordered_s_.data() + leaf.begin,
+      add_rows(X_.column(f), order + leaf.begin, leaf.end - leaf.begin, ordered_s_.data() + leaf.begin,
                ordered_t_.data() + leaf.begin, h);
   });
 }
@@ -157,7 +150,7 @@ std::vector<SplitInfo> VarianceGrower::search(const std::vector<std::size_t>& op
     std::int64_t h[kHistBins * 2] = {};
     const std::uint8_t* column = X_.column(f);
     for (std::size_t i = leaf.begin; i < leaf.end; ++i) {
-      const std::uint32_t r = order_[i];
+      const std::uint32_t r = partition_.row(i);
       if (packed_) {
         h[column[r]] += packed_values_[r];
       } else {
@@ -174,42 +167,6 @@ std::vector<SplitInfo> VarianceGrower::search(const std::vector<std::size_t>& op
       if (c.found() && (!winners[i].found() || better(c, winners[i]))) winners[i] = c;
     }
   return winners;
-}
-
-// Stable partition of the leaf's rows into left then right; returns the left child's range and sums (from
-// the parent's histogram of the split feature when it has one, else from its rows).
-VarianceGrower::Leaf VarianceGrower::partition(const Leaf& leaf, const SplitInfo& split, const std::int64_t* s,
-                                               const std::int64_t* t) {
-  const std::uint8_t* column = X_.column(static_cast<std::size_t>(split.feature));
-  const std::uint8_t missing = bins_.missing_bin();
-  const std::size_t n = leaf.end - leaf.begin;
-  std::uint32_t* rows = order_.data() + leaf.begin;
-  Leaf left;
-  left.begin = leaf.begin;
-  if (leaf.hist >= 0) {
-    left_sums(hist(leaf.hist) + static_cast<std::size_t>(split.feature) * kHistBins * 2, split, left);
-  } else {
-    for (std::size_t i = 0; i < n; ++i) {
-      const std::int64_t mask = -static_cast<std::int64_t>(goes_left(column, rows[i], split, missing));
-      left.S += s[rows[i]] & mask;
-      left.W += t[rows[i]] & mask;
-    }
-  }
-  // One pass: lefts move down in place (never past a row not yet read), rights go to this leaf's part of
-  // scratch_ (leaves are partitioned side by side), then follow the lefts.
-  std::uint32_t* right_rows = scratch_.data() + leaf.begin;
-  std::size_t l = 0, r = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    const std::uint32_t row = rows[i];
-    const bool to_left = goes_left(column, row, split, missing);
-    rows[l] = row;
-    right_rows[r] = row;
-    l += to_left;
-    r += !to_left;
-  }
-  std::copy(right_rows, right_rows + r, rows + l);
-  left.end = leaf.begin + l;
-  return left;
 }
 
 // The left side's S and W of `split` from the feature's interleaved histogram h.
@@ -246,14 +203,8 @@ RegressionTree VarianceGrower::grow(const std::int64_t* s, const std::int64_t* t
 void VarianceGrower::start(const std::int64_t* s, const std::int64_t* t, int max_depth,
                            const std::uint8_t* active_features, RegressionTree& tree) {
   const std::size_t N = X_.n_samples;
-  order_.resize(N);
-  util::parallel_for(static_cast<std::ptrdiff_t>((N + kPartitionPart - 1) / kPartitionPart), util::threads_for(N, n_threads_),
-                     [&](std::ptrdiff_t b) {
-                       const std::size_t begin = static_cast<std::size_t>(b) * kPartitionPart;
-                       std::iota(order_.begin() + static_cast<std::ptrdiff_t>(begin),
-                                 order_.begin() + static_cast<std::ptrdiff_t>(std::min(N, begin + kPartitionPart)),
-                                 static_cast<std::uint32_t>(begin));
-                     });
+  partition_.reset(N);
+  deferred_.clear();
   leaves_.clear();
   free_.clear();
   for (int b = static_cast<int>(pool_.size() / std::max<std::size_t>(hist_size_, 1)); b-- > 0;) free_.push_back(b);
@@ -293,7 +244,11 @@ std::vector<std::size_t> VarianceGrower::split_layer(const std::vector<std::size
   std::size_t kept = 0;  // children that will be searched, for the histogram budget
   for (const SplitInfo& split : splits) kept += split.found() ? 2 : 0;
   const bool subtract = !last && kept * hist_size_ * sizeof(std::int64_t) <= kHistBudgetBytes;
-  const std::vector<Leaf> lefts = partition_all(searchable, splits);
+  // The last layer's children need no rows of their own when their sums come from histograms: outputs()
+  // routes the parents' rows.
+  bool defer = last;
+  for (std::size_t i = 0; i < searchable.size(); ++i) defer = defer && (!splits[i].found() || leaves_[searchable[i]].hist >= 0);
+  const std::vector<Leaf> lefts = partition_all(searchable, splits, defer);
   std::vector<std::size_t> next;
   for (std::size_t i = 0; i < searchable.size(); ++i) {
     if (!splits[i].found()) {
@@ -303,6 +258,11 @@ std::vector<std::size_t> VarianceGrower::split_layer(const std::vector<std::size
     }
     add_children(searchable[i], splits[i], lefts[i], subtract, tree, next);
   }
+  for (std::size_t k = 0; k < deferred_.size(); ++k) {
+    deferred_[k].left = next[2 * k];
+    deferred_[k].right = next[2 * k + 1];
+    leaves_[next[2 * k + 1]].begin = leaves_[next[2 * k + 1]].end;  // empty until complete()
+  }
   if (subtract) {
     const util::StageScope stage(clock_, util::Stage::kHistograms);
     subtract_siblings(next, search_s_, search_t_, active_features);
@@ -310,20 +270,103 @@ std::vector<std::size_t> VarianceGrower::split_layer(const std::vector<std::size
   return next;
 }
 
-// The split leaves' partitions, independent of each other: side by side; returns each one's left child.
+// The split leaves' partitions (stable, all leaves of the layer in one parallel step); returns each one's left
+// child: its range and its sums (from the parent's histogram of the split feature when it has one, else from
+// its rows).
 std::vector<VarianceGrower::Leaf> VarianceGrower::partition_all(const std::vector<std::size_t>& leaves,
-                                                                const std::vector<SplitInfo>& splits) {
+                                                                const std::vector<SplitInfo>& splits, bool defer) {
   std::vector<Leaf> lefts(leaves.size());
-  std::size_t split_rows = 0;
-  for (std::size_t i = 0; i < leaves.size(); ++i)
-    split_rows += splits[i].found() ? leaves_[leaves[i]].end - leaves_[leaves[i]].begin : 0;
-  scratch_.resize(X_.n_samples);
-  util::parallel_for(static_cast<std::ptrdiff_t>(leaves.size()), util::threads_for(split_rows * 2, n_threads_),
-                     [&](std::ptrdiff_t i) {
-                       const auto j = static_cast<std::size_t>(i);
-                       if (splits[j].found()) lefts[j] = partition(leaves_[leaves[j]], splits[j], search_s_, search_t_);
-                     });
+  std::vector<RowPartition::Split> parts;
+  std::vector<std::size_t> split_leaves;  // indices into `leaves` of parts
+  std::size_t unbuilt_rows = 0;
+  for (std::size_t i = 0; i < leaves.size(); ++i) {
+    if (!splits[i].found()) continue;
+    const Leaf& leaf = leaves_[leaves[i]];
+    lefts[i].begin = leaf.begin;
+    if (leaf.hist >= 0) left_sums(hist(leaf.hist) + static_cast<std::size_t>(splits[i].feature) * kHistBins * 2, splits[i], lefts[i]);
+    else unbuilt_rows += leaf.end - leaf.begin;
+    parts.push_back({{leaf.begin, leaf.end}, rule(splits[i]), 0, 0});
+    split_leaves.push_back(i);
+  }
+  if (unbuilt_rows > 0)  // the rows' order does not matter to integer sums: before the partition
+    util::parallel_for(static_cast<std::ptrdiff_t>(parts.size()), util::threads_for(unbuilt_rows * 2, n_threads_), [&](std::ptrdiff_t k) {
+      const std::size_t i = split_leaves[static_cast<std::size_t>(k)];
+      if (leaves_[leaves[i]].hist < 0) rows_left_sums(parts[static_cast<std::size_t>(k)], lefts[i]);
+    });
+  if (defer) {  // each left child's range stays empty until complete()
+    for (const RowPartition::Split& part : parts) deferred_.push_back({part, 0, 0});
+    for (std::size_t i : split_leaves) lefts[i].end = lefts[i].begin;
+    return lefts;
+  }
+  const std::vector<std::size_t> mids = partition_.split(parts, nullptr, n_threads_);
+  for (std::size_t k = 0; k < parts.size(); ++k) lefts[split_leaves[k]].end = mids[k];
   return lefts;
+}
+
+// The deferred partition of the last layer: the children's ranges, then the leaves in their rows' order.
+void VarianceGrower::complete() {
+  if (deferred_.empty()) return;
+  std::vector<RowPartition::Split> parts;
+  for (const Deferred& d : deferred_) parts.push_back(d.part);
+  const std::vector<std::size_t> mids = partition_.split(parts, nullptr, n_threads_);
+  for (std::size_t k = 0; k < parts.size(); ++k) {
+    leaves_[deferred_[k].left].end = mids[k];
+    leaves_[deferred_[k].right].begin = mids[k];
+    leaves_[deferred_[k].right].end = parts[k].range.end;
+  }
+  deferred_.clear();
+  sort_leaves();
+}
+
+void VarianceGrower::sort_leaves() {
+  std::sort(leaves_.begin(), leaves_.end(), [](const Leaf& a, const Leaf& b) { return a.begin < b.begin; });
+}
+
+void VarianceGrower::outputs(const RegressionTree& tree, double* f) const {
+  struct Part {  // rows [begin, end) of the order, sent to left or right by rule (null: all to left)
+    std::size_t begin, end;
+    const RowPartition::Rule* rule;
+    double left, right;
+  };
+  constexpr std::size_t kPart = std::size_t{1} << 15;  // rows per parallel part
+  std::vector<Part> parts;
+  const auto add = [&](std::size_t begin, std::size_t end, const RowPartition::Rule* rule, double left, double right) {
+    for (std::size_t b = begin; b < end; b += kPart) parts.push_back({b, std::min(end, b + kPart), rule, left, right});
+  };
+  for (const Leaf& leaf : leaves_) {
+    const double v = tree.nodes[leaf.node].value;
+    add(leaf.begin, leaf.end, nullptr, v, v);  // deferred children: empty
+  }
+  for (const Deferred& d : deferred_)
+    add(d.part.range.begin, d.part.range.end, &d.part.rule, tree.nodes[leaves_[d.left].node].value,
+        tree.nodes[leaves_[d.right].node].value);
+  util::parallel_for(static_cast<std::ptrdiff_t>(parts.size()), util::threads_for(4 * X_.n_samples, n_threads_), [&](std::ptrdiff_t k) {
+    const Part& p = parts[static_cast<std::size_t>(k)];
+    if (p.rule == nullptr) {
+      for (std::size_t i = p.begin; i < p.end; ++i) f[partition_.row(i)] = p.left;
+      return;
+    }
+    const double value[2] = {p.right, p.left};
+    for (std::size_t i = p.begin; i < p.end; ++i) {
+      const std::uint32_t r = partition_.row(i);
+      f[r] = value[p.rule->left(r)];
+    }
+  });
+}
+
+RowPartition::Rule VarianceGrower::rule(const SplitInfo& split) const {
+  return {X_.column(static_cast<std::size_t>(split.feature)), static_cast<std::uint8_t>(split.bin), bins_.missing_bin(),
+          split.nan_left};
+}
+
+// The left side's S and W of a split from its rows.
+void VarianceGrower::rows_left_sums(const RowPartition::Split& part, Leaf& left) const {
+  for (std::size_t i = part.range.begin; i < part.range.end; ++i) {
+    const std::uint32_t r = partition_.row(i);
+    const std::int64_t mask = -static_cast<std::int64_t>(part.rule.left(r));
+    left.S += search_s_[r] & mask;
+    left.W += search_t_[r] & mask;
+  }
 }
 
 // Leaf l becomes a split node with children `left` (from its partition) and the rest; with subtraction the
@@ -389,9 +432,11 @@ void VarianceGrower::subtract_siblings(const std::vector<std::size_t>& next, con
 
 // Sums the root's S and W, and packs every row's values as count * 2^40 + s when that is exact: the nonzero
 // weights all equal (t0), sum |s| < 2^39 and fewer than 2^23 rows (then a histogram bin is one int64 instead
-// of two: half the memory traffic; the sums, and so the tree, are the same).
+// of two: half the memory traffic; the sums, and so the tree, are the same). One pass over the rows: each
+// block writes its packed values right after summing them (still in cache) while packing may still hold.
 void VarianceGrower::choose_packing(const std::int64_t* s, const std::int64_t* t, Leaf& root) {
   const std::size_t N = X_.n_samples, block = std::size_t{1} << 16, blocks = (N + block - 1) / block;
+  constexpr std::int64_t kAbsLimit = std::int64_t{1} << 39;
   std::int64_t t0 = 0;
   for (std::size_t r = 0; r < N && t0 == 0; ++r) t0 = t[r];
   struct Part {
@@ -399,45 +444,49 @@ void VarianceGrower::choose_packing(const std::int64_t* s, const std::int64_t* t
     bool uniform = true;
   };
   std::vector<Part> parts(blocks);
-  const int threads = util::threads_for(2 * N, n_threads_);
-  util::parallel_for(static_cast<std::ptrdiff_t>(blocks), threads, [&](std::ptrdiff_t b) {  // integer sums: any order
-    Part& p = parts[static_cast<std::size_t>(b)];
-    for (std::size_t r = static_cast<std::size_t>(b) * block, e = std::min(N, r + block); r < e; ++r) {
+  const bool may_pack = N < (std::size_t{1} << 23) && t0 > 0;
+  if (may_pack) packed_values_.resize(N);
+  util::parallel_for(static_cast<std::ptrdiff_t>(blocks), util::threads_for(4 * N, n_threads_), [&](std::ptrdiff_t b) {
+    Part& p = parts[static_cast<std::size_t>(b)];  // integer sums: any order
+    const std::size_t begin = static_cast<std::size_t>(b) * block, end = std::min(N, begin + block);
+    for (std::size_t r = begin; r < end; ++r) {
       p.S += s[r];
       p.W += t[r];
       p.abs_s += s[r] < 0 ? -s[r] : s[r];
       p.uniform &= t[r] == 0 || t[r] == t0;
     }
+    if (!may_pack || !p.uniform || p.abs_s >= kAbsLimit) return;
+    for (std::size_t r = begin; r < end; ++r) packed_values_[r] = t[r] != 0 ? (std::int64_t{1} << kCountShift) + s[r] : 0;
   });
-  bool uniform = N < (std::size_t{1} << 23) && t0 > 0;
+  bool uniform = may_pack;
   std::int64_t abs_sum = 0;
   for (const Part& p : parts) {
     root.S += p.S;
     root.W += p.W;
-    uniform = uniform && p.uniform && p.abs_s < (std::int64_t{1} << 39) && (abs_sum += p.abs_s) < (std::int64_t{1} << 39);
+    uniform = uniform && p.uniform && p.abs_s < kAbsLimit && (abs_sum += p.abs_s) < kAbsLimit;
   }
   packed_ = uniform;
   t0_ = t0;
-  if (!packed_) return;
-  packed_values_.resize(N);
-  util::parallel_for(static_cast<std::ptrdiff_t>(blocks), threads, [&](std::ptrdiff_t b) {
-    for (std::size_t r = static_cast<std::size_t>(b) * block, e = std::min(N, r + block); r < e; ++r)
-      packed_values_[r] = t[r] != 0 ? (std::int64_t{1} << kCountShift) + s[r] : 0;
-  });
 }
 
 // Leaf values S / W, every node's weight, and the buffers back to the pool.
 void VarianceGrower::finish(RegressionTree& tree, const std::vector<std::size_t>& finished) {
   for (const Leaf& leaf : leaves_) tree.nodes[leaf.node].weight = leaf.W;
   std::vector<Leaf> final_leaves;
+  std::vector<std::size_t> position(leaves_.size());  // in final_leaves
   for (std::size_t l : finished) {
     Leaf& leaf = leaves_[l];
+    position[l] = final_leaves.size();
     tree.nodes[leaf.node].value = leaf.W > 0 ? static_cast<double>(leaf.S) / static_cast<double>(leaf.W) : 0.0;
     leaf.hist = -1;
     final_leaves.push_back(leaf);
   }
-  std::sort(final_leaves.begin(), final_leaves.end(), [](const Leaf& a, const Leaf& b) { return a.begin < b.begin; });
+  for (Deferred& d : deferred_) {
+    d.left = position[d.left];
+    d.right = position[d.right];
+  }
   leaves_ = std::move(final_leaves);
+  if (deferred_.empty()) sort_leaves();
 }
 
 }  // namespace rebelboost::tree

@@ -15,6 +15,7 @@
 
 #include "data/bin_mapper.hpp"
 #include "data/binned_matrix.hpp"
+#include "tree/partition.hpp"
 #include "tree/regression_tree.hpp"
 #include "tree/split.hpp"
 #include "util/stage_clock.hpp"
@@ -39,11 +40,23 @@ class VarianceGrower {
   RegressionTree grow(const std::int64_t* s, const std::int64_t* t, int max_depth, std::int64_t min_leaf_weight,
                       const std::uint8_t* active_features = nullptr);
 
-  const std::vector<Leaf>& leaves() const { return leaves_; }
+  // The last tree's leaves, their rows grouped by leaf (the last layer's partition, which outputs() does not
+  // need, is made on the first call of either).
+  const std::vector<Leaf>& leaves() {
+    complete();
+    return leaves_;
+  }
+  const std::uint32_t* rows() {
+    complete();
+    return partition_.rows(0);
+  }
+
+  // f[row] = the value of the last tree's leaf that holds the row, for every row; the last layer's rows
+  // from their parent's range and split rule (no partition needed).
+  void outputs(const RegressionTree& tree, double* f) const;
 
   // grow() charges histograms (with the split scans) and partitions to `clock` (null: nothing measured).
   void set_stage_clock(util::StageClock* clock) { clock_ = clock; }
-  const std::vector<std::uint32_t>& rows() const { return order_; }
 
  private:
   std::int64_t* hist(int buffer) { return pool_.data() + static_cast<std::size_t>(buffer) * hist_size_; }
@@ -53,8 +66,9 @@ class VarianceGrower {
              const std::uint8_t* active_features);
   std::vector<SplitInfo> search(const std::vector<std::size_t>& open, std::int64_t min_leaf_weight,
                                 const std::uint8_t* active_features);
-  Leaf partition(const Leaf& leaf, const SplitInfo& split, const std::int64_t* s, const std::int64_t* t);
   void left_sums(const std::int64_t* h, const SplitInfo& split, Leaf& left) const;
+  void rows_left_sums(const RowPartition::Split& part, Leaf& left) const;
+  RowPartition::Rule rule(const SplitInfo& split) const;
   void choose_packing(const std::int64_t* s, const std::int64_t* t, Leaf& root);
   void bin_sums(const std::int64_t* h, int b, std::int64_t& S, std::int64_t& W) const;
   SplitInfo feature_best(const std::int64_t* h, std::size_t f, std::int64_t min_weight) const;
@@ -67,7 +81,16 @@ class VarianceGrower {
   std::vector<std::size_t> split_layer(const std::vector<std::size_t>& open, bool last, std::int64_t min_leaf_weight,
                                        const std::uint8_t* active_features, RegressionTree& tree,
                                        std::vector<std::size_t>& finished);
-  std::vector<Leaf> partition_all(const std::vector<std::size_t>& leaves, const std::vector<SplitInfo>& splits);
+  std::vector<Leaf> partition_all(const std::vector<std::size_t>& leaves, const std::vector<SplitInfo>& splits, bool defer);
+  void complete();
+  void sort_leaves();
+
+  // A split of the last layer whose partition waits (complete()): its parent's rows and rule, and its
+  // children's indices in leaves_ (their ranges empty until then).
+  struct Deferred {
+    RowPartition::Split part;
+    std::size_t left = 0, right = 0;
+  };
   void add_children(std::size_t l, const SplitInfo& split, Leaf left, bool subtract, RegressionTree& tree,
                     std::vector<std::size_t>& next);
 
@@ -77,13 +100,13 @@ class VarianceGrower {
   std::size_t hist_size_;                // int64 per leaf: n_features x kHistBins x (s, t)
   std::vector<std::int64_t> pool_;       // histogram buffers
   std::vector<int> free_;                // free buffer indices
-  std::vector<std::uint32_t> order_;     // rows grouped by leaf
-  std::vector<std::uint32_t> scratch_;   // partition's right-hand rows
+  RowPartition partition_;               // rows grouped by leaf
   std::vector<std::int64_t> ordered_s_, ordered_t_;  // s and t (or packed values) of built leaves' rows, in order
   bool packed_ = false;                      // histograms hold count * 2^40 + S per bin (choose_packing)
   std::int64_t t0_ = 0;                      // the one nonzero t when packed
   std::vector<std::int64_t> packed_values_;  // per row: t != 0 ? 2^40 + s : 0
   std::vector<Leaf> leaves_;             // while growing: every node's leaf record; after: the final leaves
+  std::vector<Deferred> deferred_;       // the last layer's splits not yet partitioned
   util::StageClock* clock_ = nullptr;
   const std::int64_t* search_s_ = nullptr;  // the values of the tree being grown
   const std::int64_t* search_t_ = nullptr;
