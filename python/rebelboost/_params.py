@@ -141,7 +141,7 @@ ESTIMATORS = {
     "squared_error": Estimator("BoostingRegressor",
                                ("n_estimators", "learning_rate", "max_depth", "min_samples_leaf", "n_bins", "subsample",
                                 "feature_fraction", "early_stopping", "validation_fraction", "n_iter_no_change", "tol",
-                                "scoring", "random_state", "n_jobs", "verbose", "warm_start", "callbacks"),
+                                "scoring", "random_state", "n_jobs", "verbose", "warm_start", "callbacks", "quick"),
                                defaults={"n_estimators": 100, "learning_rate": 0.1, "max_depth": 6, "scoring": "rmse"},
                                choices={"scoring": REGRESSION_METRICS}),
 }
