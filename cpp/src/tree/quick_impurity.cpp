@@ -35,6 +35,8 @@ std::int64_t variance_mass(std::int64_t s, std::int64_t t) {
 
 namespace {
 
+constexpr int kPackShift = 40;  // VarianceOptions::packed_t: a bin's count above bit 40, its S below
+
 // A node's rows in the order the schedule reads them (heaviest first, cut into segments: subset 0 and the
 // chunks), with their s and t. For Gini and entropy each segment lists its rows with s > 0 first, from
 // second_class[j] on those with s < 0 (any order within a segment serves: the schedule reads segments
@@ -77,14 +79,16 @@ class ImpurityBound {
         prefix_(prefix), bounds_(bounds), store_(store), cache_(cache),
         scratch_stride_(2 * kHistBins + (cache ? 2 * (cache->rows->rows.size() + 1) : 0)),
         scratch_(static_cast<std::size_t>(util::resolve_threads(n_threads)) * scratch_stride_), results_(X.n_features),
-        mass_unit_(std::ldexp(1.0, variance.mass_shift)), min_side_weight_(variance.min_side_weight) {}
+        mass_unit_(std::ldexp(1.0, variance.mass_shift)), min_side_weight_(variance.min_side_weight),
+        packed_t_(variance.packed_t) {}
 
   // The node's error without a split, and the margin a bound must exceed the best error by.
   double unsplit(std::int64_t S, std::int64_t T) {
     S_ = S;
     T_ = T;
     const double T_d = static_cast<double>(T), Q = static_cast<double>(prefix_.back()) * mass_unit_;
-    margin_ = 1e-9 * (Q + T_d * (1.0 + std::log(std::max(T_d, 1.0))));
+    // The variance's errors are at most its mass Q (S^2 / W <= sum s^2 / t): T, a weight, is no scale of them.
+    margin_ = 1e-9 * (criterion_ == ImpurityCriterion::kVariance ? Q : Q + T_d * (1.0 + std::log(std::max(T_d, 1.0))));
     return base(prefix_.size() - 1) - side_score(kind_, S, T);
   }
 
@@ -179,12 +183,19 @@ class ImpurityBound {
       return;
     }
     accumulate_gather(column, r + begin, s + begin, end - begin, p.h);
-    accumulate_gather(column, r + begin, rows_.t.data() + begin, end - begin, p.h + kHistBins);
+    if (packed_t_ == 0) accumulate_gather(column, r + begin, rows_.t.data() + begin, end - begin, p.h + kHistBins);
   }
 
   // A bin's sums s and t from the histogram halves, and the halves from them.
-  std::int64_t bin_s(const std::int64_t* h, int b) const { return classes_ ? h[b] + h[kHistBins + b] : h[b]; }
-  std::int64_t bin_t(const std::int64_t* h, int b) const { return classes_ ? h[b] - h[kHistBins + b] : h[kHistBins + b]; }
+  // Packed (VarianceOptions::packed_t): S is the low 40 bits, sign-extended, and W the count above times t.
+  std::int64_t bin_s(const std::int64_t* h, int b) const {
+    if (packed_t_ != 0) return static_cast<std::int64_t>(static_cast<std::uint64_t>(h[b]) << 24) >> 24;
+    return classes_ ? h[b] + h[kHistBins + b] : h[b];
+  }
+  std::int64_t bin_t(const std::int64_t* h, int b) const {
+    if (packed_t_ != 0) return ((h[b] - bin_s(h, b)) >> kPackShift) * packed_t_;
+    return classes_ ? h[b] - h[kHistBins + b] : h[kHistBins + b];
+  }
   void set_bin(std::int64_t* h, int b, std::int64_t s, std::int64_t t) const {
     h[b] = classes_ ? (t + s) / 2 : s;
     h[kHistBins + b] = classes_ ? (s - t) / 2 : t;
@@ -318,6 +329,7 @@ class ImpurityBound {
   double margin_ = 0.0;
   double mass_unit_;               // 2^mass_shift: a unit of prefix_ in the errors' units (Gini, entropy: 1)
   std::int64_t min_side_weight_;   // the variance's least side weight (VarianceOptions)
+  std::int64_t packed_t_;          // > 0: bins hold count 2^kPackShift + S (VarianceOptions)
 };
 
 }  // namespace
@@ -359,6 +371,8 @@ SplitInfo quick_impurity_split(const data::BinnedMatrix& X, const data::BinMappe
   std::vector<std::int64_t> local;
   std::vector<std::int64_t>& store = histograms ? *histograms : local;
   if (store.size() < n_features * 2 * kHistBins) store.resize(n_features * 2 * kHistBins);
+  if (criterion != ImpurityCriterion::kVariance) variance = {};
+  if (cache) variance.packed_t = 0;
   OrderedRows segments;
   segments.rows.reserve(ordered.size());
   for (std::size_t j = 0; j + 1 < bounds.size(); ++j) {
@@ -369,12 +383,11 @@ SplitInfo quick_impurity_split(const data::BinnedMatrix& X, const data::BinMappe
         const bool take = criterion == ImpurityCriterion::kVariance ? pass == 0 : (s[r] > 0) == (pass == 0);
         if (!take) continue;
         segments.rows.push_back(r);
-        segments.s.push_back(s[r]);
-        if (criterion == ImpurityCriterion::kVariance) segments.t.push_back(t[r]);
+        segments.s.push_back(variance.packed_t != 0 ? (std::int64_t{1} << kPackShift) + s[r] : s[r]);
+        if (criterion == ImpurityCriterion::kVariance && variance.packed_t == 0) segments.t.push_back(t[r]);
       }
     }
   }
-  if (criterion != ImpurityCriterion::kVariance) variance = {};
   ImpurityBound c(X, bins, criterion, segments, prefix, bounds, store.data(), n_threads, cache, variance);
   const double unsplit = c.unsplit(S, T);
   const std::size_t first_rows = bounds[1] + (cache ? cache->rows->rows.size() : 0);

@@ -30,13 +30,17 @@ enum class ImpurityCriterion { kGini, kEntropy, kVariance };
 SplitInfo impurity_split(ImpurityCriterion criterion, const std::int64_t* sums, const std::int64_t* weights,
                          int n_value_bins, int missing_bin, std::int32_t feature, std::int64_t min_side_weight = 0);
 
-// The variance criterion's extras: masses in units of 2^mass_shift (mass_n 2^mass_shift >= s_n^2 / t_n), so
-// that the masses of large values still sum below 2^62; and the
+// The variance criterion's extras: masses in units of 2^mass_shift (mass_n 2^mass_shift >= s_n^2 / t_n; the
+// shift may be negative), so that the masses of large values still sum below 2^62 and those of small values
+// keep their precision when rounded up to integers; and the
 // least weight a side may hold (best_split_variance's min_side_weight). The bound scans every candidate
 // whatever its sides' weights: extra candidates only lower a bound.
+// packed_t > 0 says every row of the node has t = 0 or t = packed_t, fewer than 2^23 rows and sum |s| < 2^39:
+// each bin then holds count 2^40 + S in one int64 (one add per row, as VarianceGrower's full scan; no cache).
 struct VarianceOptions {
   int mass_shift = 0;
   std::int64_t min_side_weight = 0;
+  std::int64_t packed_t = 0;
 };
 
 // Heavy rows cached for subset 0 (quick_prune.hpp) and the node's s, t and mass on them, by position in

@@ -234,6 +234,7 @@ void VarianceGrower::left_sums(const std::int64_t* h, const SplitInfo& split, Le
 
 RegressionTree VarianceGrower::grow(const std::int64_t* s, const std::int64_t* t, int max_depth,
                                     std::int64_t min_leaf_weight, const std::uint8_t* active_features) {
+  const auto begin = std::chrono::steady_clock::now();
   search_s_ = s;
   search_t_ = t;
   RegressionTree tree;
@@ -244,6 +245,7 @@ RegressionTree VarianceGrower::grow(const std::int64_t* s, const std::int64_t* t
     open = split_layer(open, layer_ + 1 == max_depth, min_leaf_weight, active_features, tree, finished);
   finished.insert(finished.end(), open.begin(), open.end());
   finish(tree, finished);
+  quick_.record(tree.quick_nodes > 0, std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count());
   return tree;
 }
 
@@ -272,14 +274,12 @@ void VarianceGrower::start(const std::int64_t* s, const std::int64_t* t, int max
   n_active_ = active_features ? static_cast<std::size_t>(std::count(active_features, active_features + X_.n_features, 1))
                               : X_.n_features;
   quick_layer_ = max_depth > 0 && quick_.choose(0, order_.data(), N, s, t, active_features);
-  const auto begin = std::chrono::steady_clock::now();
   if (max_depth > 0 && !quick_layer_ && hist_size_ * sizeof(std::int64_t) <= kHistBudgetBytes) {
     const util::StageScope stage(clock_, util::Stage::kHistograms);
     leaves_[0].hist = take_buffer();
     build({0}, s, t, active_features);
     work_.bin_accumulations += static_cast<std::int64_t>(N * n_active_);
   }
-  build_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
 }
 
 // One layer: the open leaves' best splits, their partitions (side by side), the children (with their
@@ -300,15 +300,9 @@ std::vector<std::size_t> VarianceGrower::split_layer(const std::vector<std::size
   std::vector<SplitInfo> splits;
   {
     const util::StageScope stage(clock_, quick_layer_ ? util::Stage::kQuickSearch : util::Stage::kHistograms);
-    const auto begin = std::chrono::steady_clock::now();
     splits = quick_layer_ ? search_pruned(searchable, min_leaf_weight, active_features)
                           : search(searchable, min_leaf_weight, active_features);
     if (!quick_layer_) full_nodes_ += static_cast<std::int32_t>(searchable.size());
-    std::size_t searched_rows = 0;
-    for (std::size_t l : searchable) searched_rows += leaves_[l].end - leaves_[l].begin;
-    quick_.record(layer_, quick_layer_,
-                  build_seconds_ + std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count(),
-                  searched_rows);
   }
   const util::StageScope partitioning(clock_, util::Stage::kPartition);
   std::size_t kept = 0;  // children that will be searched, for the histogram budget
@@ -325,12 +319,10 @@ std::vector<std::size_t> VarianceGrower::split_layer(const std::vector<std::size
     }
     add_children(searchable[i], splits[i], lefts[i], subtract, tree, next);
   }
-  const auto begin = std::chrono::steady_clock::now();
   if (subtract) {
     const util::StageScope stage(clock_, util::Stage::kHistograms);
     subtract_siblings(next, search_s_, search_t_, active_features);
   }
-  build_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
   return next;
 }
 

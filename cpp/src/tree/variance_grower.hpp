@@ -101,7 +101,6 @@ class VarianceGrower {
   VarianceQuick quick_;
   int layer_ = 0;               // the layer being searched
   bool quick_layer_ = false;    // it takes the pruned pass
-  double build_seconds_ = 0.0;  // time its histograms took to build (auto's measure of a full layer)
   std::size_t n_active_ = 0;    // features searched in this tree
   QuickWork work_;              // this tree's histogram adds and pruned features
   std::int32_t quick_nodes_ = 0, full_nodes_ = 0;

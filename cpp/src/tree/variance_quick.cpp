@@ -18,7 +18,7 @@ namespace {
 constexpr double kMostSpread = 0.25;
 constexpr std::size_t kSampleRows = 2048;  // rows choose() reads to estimate the mass concentration
 
-// An integer at least s^2 / (t 2^shift) (t > 0): long double holds int64 exactly and rounds each operation
+// An integer at least s^2 / (t 2^shift) (t > 0; shift of either sign): long double holds int64 exactly and rounds each operation
 // by at most 2^-64 relatively, so raising the quotient by 2^-58 before the ceiling keeps it an upper bound.
 std::int64_t mass_above(std::int64_t s, std::int64_t t, int shift) {
   const long double a = static_cast<long double>(s);
@@ -43,7 +43,7 @@ bool VarianceQuick::worth_pruning(std::size_t n_rows, const std::uint8_t* active
 bool VarianceQuick::choose(int layer, const std::uint32_t* rows, std::size_t n_rows, const std::int64_t* s,
                            const std::int64_t* t, const std::uint8_t* active_features) {
   if (mode_ != QuickMode::kAuto) return mode_ == QuickMode::kOn;
-  if (!worth_pruning(n_rows, active_features)) return false;
+  if (layer > 0 || !worth_pruning(n_rows, active_features)) return false;
   // The masses of a strided sample, scaled to integers for estimate_mass90_fraction.
   const std::size_t stride = std::max<std::size_t>(1, n_rows / kSampleRows);
   std::vector<double> masses;
@@ -62,32 +62,40 @@ bool VarianceQuick::choose(int layer, const std::uint32_t* rows, std::size_t n_r
   sample_rows_.resize(masses.size());
   std::iota(sample_rows_.begin(), sample_rows_.end(), 0u);
   const double mass90 = estimate_mass90_fraction(sample_rows_.data(), sample_rows_.size(), sample_.data());
-  return chooser_[layer > 0].use_quick(mass90, kMostSpread);
+  return chooser_.use_quick(mass90, kMostSpread);
 }
 
-void VarianceQuick::record(int layer, bool quick, double seconds, std::size_t searched_rows) {
-  if (mode_ == QuickMode::kAuto) chooser_[layer > 0].record(quick, seconds, searched_rows);
+void VarianceQuick::record(bool quick_root, double seconds) {
+  if (mode_ == QuickMode::kAuto) chooser_.record(quick_root, seconds, 1);  // cost per tree
 }
 
 SplitInfo VarianceQuick::search(const std::uint32_t* rows, std::size_t n_rows, const std::int64_t* s,
                                 const std::int64_t* t, std::int64_t min_side_weight, const std::uint8_t* active_features,
                                 QuickWork& work) {
-  // Masses in units of 2^shift, the shift such that they sum below 2^61 (sum s^2 / t < 2^e).
+  // Masses in units of 2^shift, the shift such that they sum to about 2^59 and below 2^61 (sum s^2 / t < 2^e):
+  // rounding each up then costs the bound at most a row's 2^-59 of the leaf's mass.
+  // And the packing of VarianceOptions::packed_t when it is exact.
   double total = 0.0;
+  std::int64_t t0 = 0, abs_s = 0;
+  bool uniform = n_rows < (std::size_t{1} << 23);
   for (std::size_t i = 0; i < n_rows; ++i) {
     const std::uint32_t r = rows[i];
-    if (t[r] > 0) total += static_cast<double>(s[r]) * static_cast<double>(s[r]) / static_cast<double>(t[r]);
+    if (t[r] == 0) continue;
+    total += static_cast<double>(s[r]) * static_cast<double>(s[r]) / static_cast<double>(t[r]);
+    t0 = t0 == 0 ? t[r] : t0;
+    uniform = uniform && t[r] == t0 && (abs_s += s[r] < 0 ? -s[r] : s[r]) < (std::int64_t{1} << 39);
   }
   int e = 0;
   std::frexp(total, &e);
-  const int shift = std::max(0, e - 59);
+  const int shift = e - 59;
   mass_.resize(X_.n_samples);
   for (std::size_t i = 0; i < n_rows; ++i) {
     const std::uint32_t r = rows[i];
     mass_[r] = t[r] > 0 ? mass_above(s[r], t[r], shift) : 0;
   }
   return quick_impurity_split(X_, bins_, ImpurityCriterion::kVariance, rows, n_rows, s, t, mass_.data(), n_threads_,
-                              params_, work, active_features, nullptr, &histograms_, {shift, min_side_weight});
+                              params_, work, active_features, nullptr, &histograms_,
+                              {shift, min_side_weight, uniform ? t0 : 0});
 }
 
 

@@ -6,6 +6,10 @@
 // or the parent's minus the sibling's) or by the pruned pass, which completes only the features that can
 // still win. A pruned leaf therefore leaves no histograms to subtract from: after a pruned layer, a full
 // layer builds both children of each pair from their rows, and subtraction resumes below them.
+// quick=True prunes every layer. quick="auto" decides once per tree, for the root only: below it the full
+// scan with subtraction reads at most half the rows per layer, which the pruned pass rarely beats (measured:
+// bench/quick_criteria.py), and a pruned layer costs the next one its subtraction. Auto compares whole trees
+// (the root's search and the direct build of its children included), so a probe's full cost is counted.
 #pragma once
 
 #include <cstddef>
@@ -27,13 +31,13 @@ class VarianceQuick {
 
   QuickMode mode() const { return mode_; }
 
-  // Whether `layer`'s leaves take the pruned pass. rows (n_rows of them): its largest leaf, whose mass
-  // concentration (share of its rows holding 90 % of sum s^2 / t) auto reads, with the costs measured so
-  // far (QuickChooser; the root and the deeper layers apart). kOn: always; kOff: never.
+  // Whether `layer`'s leaves take the pruned pass. kOn: always; kOff: never; kAuto: the root only, from its
+  // mass concentration (share of its rows, listed in rows, holding 90 % of sum s^2 / t) and the tree times
+  // measured so far (QuickChooser).
   bool choose(int layer, const std::uint32_t* rows, std::size_t n_rows, const std::int64_t* s, const std::int64_t* t,
               const std::uint8_t* active_features);
-  // A layer's measured time (its histogram builds and its search, or its pruned search) for its searched rows.
-  void record(int layer, bool quick, double seconds, std::size_t searched_rows);
+  // A grown tree's time, with its root pruned or not (auto learns from it).
+  void record(bool quick_root, double seconds);
 
   // Whether a leaf of n_rows rows is worth the pruned pass in a pruned layer (else its histograms are built
   // in scratch space and scanned: the same split, cheaper for small leaves).
@@ -51,7 +55,7 @@ class VarianceQuick {
   int n_threads_;
   QuickMode mode_;
   QuickParams params_;
-  QuickChooser chooser_[2];
+  QuickChooser chooser_;
   std::vector<std::int64_t> mass_;        // per row (only a searched leaf's rows are set)
   std::vector<std::int64_t> sample_;      // choose(): masses of a strided sample of rows
   std::vector<std::uint32_t> sample_rows_;

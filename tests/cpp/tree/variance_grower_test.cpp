@@ -162,9 +162,9 @@ TEST(VarianceGrower, PrunedLayersGrowTheFullScansTree) {
   EXPECT_GT(pruned, quick_nodes);  // more than a feature per node on average
 }
 
-// quick="auto" on a leaf large enough to be worth pruning: its layers alternate between the pruned pass
-// and the full scan (a full layer below a pruned one builds both children of each pair, and subtraction
-// resumes below); every tree is the full scan's, and the pruned pass ran.
+// quick="auto" on a root large enough to be worth pruning: auto measures a full tree first, then probes a
+// tree with its root pruned, whose next layer builds both children of the root from their rows (no
+// histograms to subtract from) and subtracts below them; every tree is the full scan's, and both ran.
 TEST(VarianceGrower, AutoLayersGrowTheFullScansTree) {
   const testing::BoostedProblem p = testing::boosted_problem("adaboost", 60000, 40, 37, 1);
   VarianceGrower full(p.binned, p.bins, 2, QuickMode::kOff);
