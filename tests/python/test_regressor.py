@@ -205,6 +205,14 @@ def test_cli_trains_evaluates_and_predicts_a_regressor(tmp_path, capsys):
     frame.to_csv(tmp_path / "d.csv", index=False)
     model = str(tmp_path / "m.rbm")
     assert main(["train", str(tmp_path / "d.csv"), "--target", "y", "--model", model, "--loss", "squared_error"]) == 0
+    pruned = str(tmp_path / "q.rbm")  # --quick true: the same trees (the file also records the parameter)
+    assert main(["train", str(tmp_path / "d.csv"), "--target", "y", "--model", pruned, "--loss", "squared_error",
+                 "--quick", "true"]) == 0
+    assert rebelboost.load(pruned).quick is True
+    np.testing.assert_array_equal(rebelboost.load(pruned).predict(frame[["a", "b", "c"]]),
+                                  rebelboost.load(model).predict(frame[["a", "b", "c"]]))
+    assert main(["train", str(tmp_path / "d.csv"), "--target", "y", "--model", pruned, "--loss", "squared_error",
+                 "--quick", "sometimes"]) != 0
     assert main(["evaluate", str(tmp_path / "d.csv"), "--target", "y", "--model", model]) == 0
     assert "rmse" in capsys.readouterr().out
     out = tmp_path / "p.csv"
