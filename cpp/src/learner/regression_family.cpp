@@ -40,7 +40,8 @@ class RegressionFamily final : public Family<T> {
   RegressionFamily(MatrixView<T> X, const TrainParams& params, const TrainingRows& rows, int n_threads)
       : X_(X), params_(params), sample_weight_(rows.sample_weight), n_(X.n_rows), n_threads_(n_threads),
         bins_(params.n_bins, params.bin_subsample, params.bin_seed), binned_(fit_bins(X, rows.sample_weight)),
-        grower_(binned_, bins_, n_threads, tree::quick_mode_of(params.quick), {params.quick_eta, params.quick_chunks}) {
+        grower_(binned_, bins_, n_threads, tree::quick_mode_of(params.quick),
+                {params.quick_eta, params.quick_chunks}) {
     double largest = 0.0, total = 0.0;
     for (std::size_t i = 0; i < n_; ++i) {
       largest = std::max(largest, weight(i));

@@ -40,7 +40,8 @@ class VarianceGrower {
   // Grows a tree of depth at most max_depth (0: a single leaf) on s, t (t >= 0; s = 0 where t = 0).
   // active_features (optional, 1 = searched): LazyBoost's feature sample. Leaves' values are S / W (0 when
   // W = 0); each node's `weight` is its W and split nodes' `gain` best_split_variance's gain. The tree's
-  // `work` counts the histogram adds and pruned features, `quick_nodes` and `full_nodes` the leaves each pass searched.
+  // `work` counts the histogram adds and pruned features, `quick_nodes` and `full_nodes` the leaves each
+  // pass searched.
   RegressionTree grow(const std::int64_t* s, const std::int64_t* t, int max_depth, std::int64_t min_leaf_weight,
                       const std::uint8_t* active_features = nullptr);
 

@@ -18,8 +18,9 @@ namespace {
 constexpr double kMostSpread = 0.25;
 constexpr std::size_t kSampleRows = 2048;  // rows choose() reads to estimate the mass concentration
 
-// An integer at least s^2 / (t 2^shift) (t > 0; shift of either sign): long double holds int64 exactly and rounds each operation
-// by at most 2^-64 relatively, so raising the quotient by 2^-58 before the ceiling keeps it an upper bound.
+// An integer at least s^2 / (t 2^shift) (t > 0; shift of either sign): long double holds int64 exactly and
+// rounds each operation by at most 2^-64 relatively, so raising the quotient by 2^-58 before the ceiling
+// keeps it an upper bound.
 std::int64_t mass_above(std::int64_t s, std::int64_t t, int shift) {
   const long double a = static_cast<long double>(s);
   const long double q = std::ldexp(a * a / static_cast<long double>(t), -shift);
@@ -73,7 +74,7 @@ SplitInfo VarianceQuick::search(const std::uint32_t* rows, std::size_t n_rows, c
                                 const std::int64_t* t, std::int64_t min_side_weight, const std::uint8_t* active_features,
                                 QuickWork& work) {
   // Masses in units of 2^shift, the shift such that they sum to about 2^59 and below 2^61 (sum s^2 / t < 2^e):
-  // rounding each up then costs the bound at most a row's 2^-59 of the leaf's mass.
+  // rounding one up adds at most 2^-58 of the leaf's mass to the bound's slack.
   // And the packing of VarianceOptions::packed_t when it is exact.
   double total = 0.0;
   std::int64_t t0 = 0, abs_s = 0;
