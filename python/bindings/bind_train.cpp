@@ -336,9 +336,10 @@ py::tuple train_regressor_py(const py::array& X, const py::object& y, const py::
                              int max_depth, int n_bins, double learning_rate, int n_threads, int min_samples_leaf,
                              double subsample, double feature_fraction, std::int64_t seed, std::size_t bin_subsample,
                              std::int64_t bin_seed, const py::object& callback, const py::object& init_model,
-                             const py::list& eval_sets) {
+                             const py::list& eval_sets, int quick) {
   TrainParams p;
   p.loss = LossKind::kSquaredError;
+  p.quick = quick;
   p.n_estimators = n_estimators;
   p.max_depth = max_depth;
   p.n_bins = n_bins;
@@ -423,7 +424,7 @@ void bind_train(py::module_& m) {
           py::arg("min_samples_leaf") = d.min_samples_leaf, py::arg("subsample") = d.subsample,
           py::arg("feature_fraction") = d.feature_fraction, py::arg("seed") = d.seed,
           py::arg("bin_subsample") = d.bin_subsample, py::arg("bin_seed") = d.bin_seed, py::arg("callback") = py::none(),
-          py::arg("init_model") = py::none(), py::arg("eval_sets") = py::list(),
+          py::arg("init_model") = py::none(), py::arg("eval_sets") = py::list(), py::arg("quick") = d.quick,
           "Fit a gradient-boosted regressor (squared error, regression trees); returns what train() returns. y: "
           "float64 targets; eval_sets: [(X, y, sample_weight or None)] with float64 targets.");
   }

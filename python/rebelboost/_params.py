@@ -69,7 +69,7 @@ def _bound_constraint(core):
                     closed=closed[(low_open, high_open)])
 
 
-_QUICK_HELP = ("QuickBoost pruning: True, False or 'auto'; the model is the same bit for bit in every mode")
+_QUICK_HELP = "QuickBoost pruning: true, false or auto; the model is the same bit for bit in every mode"
 
 PARAMS = {p.name: p for p in [
     Param("n_estimators", core="n_estimators", cli="maximum number of weak learners"),
@@ -83,7 +83,7 @@ PARAMS = {p.name: p for p in [
           cli="seed of bin-edge rows, subsample, feature_fraction and the early-stopping split"),
     Param("verbose", default=0, constraints=("verbose",)),
     Param("quick", core="quick", constraints=("boolean", StrOptions({"auto"})),
-          from_core={v: k for k, v in _QUICK.items()}.get, to_core=_quick_to_core),
+          from_core={v: k for k, v in _QUICK.items()}.get, to_core=_quick_to_core, cli=_QUICK_HELP),
     Param("weight_trim", core="weight_trim", cli="search each tree on the heaviest rows holding this fraction "
                                                    "of the weight (1: off)"),
     Param("subsample", core="subsample", cli="StochasticBoost: fraction of rows each tree searches"),
@@ -141,7 +141,7 @@ ESTIMATORS = {
     "squared_error": Estimator("BoostingRegressor",
                                ("n_estimators", "learning_rate", "max_depth", "min_samples_leaf", "n_bins", "subsample",
                                 "feature_fraction", "early_stopping", "validation_fraction", "n_iter_no_change", "tol",
-                                "scoring", "random_state", "n_jobs", "verbose", "warm_start", "callbacks"),
+                                "scoring", "random_state", "n_jobs", "verbose", "warm_start", "callbacks", "quick"),
                                defaults={"n_estimators": 100, "learning_rate": 0.1, "max_depth": 6, "scoring": "rmse"},
                                choices={"scoring": REGRESSION_METRICS}),
 }

@@ -359,14 +359,22 @@ def _add_parameter_options(parser):
                             choices=param.choices or None, help=f"{param.cli}; default: {shown}")
 
 
+def _boolean_option(text):
+    """An option's value for a boolean parameter: true or false (any case), else the word itself."""
+    return {"true": True, "false": False}.get(text.lower(), text)
+
+
 def _option_type(param, bounds):
-    """str for named choices, else int or float as the parameter's bound or constraints say."""
+    """str for named choices, true/false for a boolean (other words as given: the estimator's constraints
+    check them), else int or float as the parameter's bound or constraints say."""
     from numbers import Integral
 
     from sklearn.utils._param_validation import Interval
 
     if param.choices:
         return str
+    if "boolean" in param.constraints:
+        return _boolean_option
     if param.core in bounds:
         return int if bounds[param.core][4] else float
     integral = any(c == "random_state" or (isinstance(c, Interval) and c.type is Integral) for c in param.constraints)

@@ -72,6 +72,11 @@ class BoostingRegressor(RegressorMixin, BaseEstimator):
         Fraction of rows each tree is grown on (a fresh seeded draw per tree; every row is updated).
     feature_fraction : float, default=1.0
         Fraction of features each tree may split on.
+    quick : True, False or "auto", default="auto"
+        QuickBoost for the variance criterion (:doc:`/quickboost`): a tree layer may be searched by the
+        pruned pass, which completes only the features whose error on the rows of largest ``w r**2`` does
+        not already prove they lose. The model is the same bit for bit in every mode; "auto" picks the
+        pruned pass or the full scan (with histogram subtraction) per layer from measured costs.
     early_stopping : bool, default=False
         Stop when the score on validation data has not improved by more than ``tol`` for
         ``n_iter_no_change`` trees, and keep the best iteration's trees. The validation data is the first
@@ -123,6 +128,7 @@ class BoostingRegressor(RegressorMixin, BaseEstimator):
         n_bins: int = 256,
         subsample: float = 1.0,
         feature_fraction: float = 1.0,
+        quick: bool | Literal["auto"] = "auto",
         early_stopping: bool = False,
         validation_fraction: float = 0.1,
         n_iter_no_change: int = 10,
@@ -141,6 +147,7 @@ class BoostingRegressor(RegressorMixin, BaseEstimator):
         self.n_bins = n_bins
         self.subsample = subsample
         self.feature_fraction = feature_fraction
+        self.quick = quick
         self.early_stopping = early_stopping
         self.validation_fraction = validation_fraction
         self.n_iter_no_change = n_iter_no_change

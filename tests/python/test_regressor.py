@@ -114,6 +114,23 @@ def test_same_model_for_every_thread_count_and_with_warm_start():
     assert warm._model.to_bytes() == one._model.to_bytes()
 
 
+@pytest.mark.parametrize("depth", [1, 3, 6])
+def test_quickboost_modes_give_the_same_model_bytes(depth):
+    # A few noise features among the relevant ones, NaN and weights: the pruned pass (quick=True) prunes,
+    # and every mode gives the full scan's model byte for byte.
+    X, y = _data(4000, 10, seed=depth, nan=True)
+    w = np.random.default_rng(depth).integers(0, 4, size=len(y)).astype(float)
+    fits = {quick: BoostingRegressor(n_estimators=15, max_depth=depth, learning_rate=0.5, min_samples_leaf=3,
+                                     quick=quick, n_jobs=2).fit(X, y, sample_weight=w)
+            for quick in (False, True, "auto")}
+    assert fits[False]._model.to_bytes() == fits[True]._model.to_bytes() == fits["auto"]._model.to_bytes()
+    assert fits[False].fit_info_["quick_nodes"].sum() == 0
+    assert fits[True].fit_info_["full_nodes"].sum() == 0
+    assert fits[True].fit_info_["features_pruned"].sum() > fits[True].fit_info_["quick_nodes"].sum()
+    with pytest.raises(ValueError, match="quick"):
+        BoostingRegressor(quick="always").fit(X, y)
+
+
 def test_staged_batch_row_and_contributions_agree():
     X, y = _data(1500, 5, seed=3, nan=True)
     reg = BoostingRegressor(n_estimators=25, max_depth=4).fit(X, y)
@@ -188,6 +205,14 @@ def test_cli_trains_evaluates_and_predicts_a_regressor(tmp_path, capsys):
     frame.to_csv(tmp_path / "d.csv", index=False)
     model = str(tmp_path / "m.rbm")
     assert main(["train", str(tmp_path / "d.csv"), "--target", "y", "--model", model, "--loss", "squared_error"]) == 0
+    pruned = str(tmp_path / "q.rbm")  # --quick true: the same trees (the file also records the parameter)
+    assert main(["train", str(tmp_path / "d.csv"), "--target", "y", "--model", pruned, "--loss", "squared_error",
+                 "--quick", "true"]) == 0
+    assert rebelboost.load(pruned).quick is True
+    np.testing.assert_array_equal(rebelboost.load(pruned).predict(frame[["a", "b", "c"]]),
+                                  rebelboost.load(model).predict(frame[["a", "b", "c"]]))
+    assert main(["train", str(tmp_path / "d.csv"), "--target", "y", "--model", pruned, "--loss", "squared_error",
+                 "--quick", "sometimes"]) != 0
     assert main(["evaluate", str(tmp_path / "d.csv"), "--target", "y", "--model", model]) == 0
     assert "rmse" in capsys.readouterr().out
     out = tmp_path / "p.csv"

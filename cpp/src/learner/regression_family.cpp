@@ -40,7 +40,8 @@ class RegressionFamily final : public Family<T> {
   RegressionFamily(MatrixView<T> X, const TrainParams& params, const TrainingRows& rows, int n_threads)
       : X_(X), params_(params), sample_weight_(rows.sample_weight), n_(X.n_rows), n_threads_(n_threads),
         bins_(params.n_bins, params.bin_subsample, params.bin_seed), binned_(fit_bins(X, rows.sample_weight)),
-        grower_(binned_, bins_, n_threads) {
+        grower_(binned_, bins_, n_threads, tree::quick_mode_of(params.quick),
+                {params.quick_eta, params.quick_chunks}) {
     double largest = 0.0, total = 0.0;
     for (std::size_t i = 0; i < n_; ++i) {
       largest = std::max(largest, weight(i));
@@ -80,8 +81,10 @@ class RegressionFamily final : public Family<T> {
     const double to_real = std::ldexp(1.0, weight_exponent_ - value_exponent_);
     for (tree::RegressionNode& node : tree_.nodes) node.value *= to_real;
     grower_.outputs(tree_, f_.data());  // every row, also those the subsample left out
-    info.full_nodes = static_cast<int>(
-        std::count_if(tree_.nodes.begin(), tree_.nodes.end(), [](const tree::RegressionNode& n) { return n.feature >= 0; }));
+    info.quick_nodes = tree_.quick_nodes;
+    info.full_nodes = tree_.full_nodes;
+    info.features_pruned = tree_.work.features_pruned;
+    info.bin_accumulations = tree_.work.bin_accumulations;
     loss::Loss::Step step;
     step.step = {1.0};
     step.has_edge = std::any_of(f_.begin(), f_.end(), [](double v) { return v != 0.0; });

@@ -64,10 +64,6 @@ void tree_outputs_on_rows(const Tree& tree, const MatrixView<T>& X, const std::s
   });
 }
 
-tree::QuickMode quick_mode(const TrainParams& params) {
-  return params.quick == 0 ? tree::QuickMode::kOff : params.quick == 1 ? tree::QuickMode::kOn : tree::QuickMode::kAuto;
-}
-
 // The parameters were checked by check_params (param_bounds.hpp): quick and criterion are in [0, 2].
 tree::Criterion criterion(const TrainParams& params) {
   const tree::Criterion kinds[] = {tree::Criterion::kLoss, tree::Criterion::kGini, tree::Criterion::kEntropy};
@@ -95,7 +91,7 @@ class TreeFamily final : public Family<T> {
         bins_(params.n_bins, params.bin_subsample, params.bin_seed),
         binned_(fit_and_bin(bins_, X, rows, n_threads, distributed)),
         // A distributed part searches its rows, totals reduced over the participants (grower.hpp).
-        grower_(binned_, bins_, n_threads, rows.class_begin, quick_mode(params),
+        grower_(binned_, bins_, n_threads, rows.class_begin, tree::quick_mode_of(params.quick),
                 {params.quick_eta, params.quick_chunks}, criterion(params), /*subtraction=*/true,
                 distributed ? distributed->reducer : nullptr) {
     sample_rows_ = params.weight_trim < 1.0 || params.subsample < 1.0;

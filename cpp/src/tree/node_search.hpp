@@ -26,6 +26,11 @@ inline bool is_impurity(Criterion c) { return c != Criterion::kLoss; }
 // Whether node searches prune features (QuickBoost). Every mode gives the same tree bit for bit.
 enum class QuickMode { kOff, kOn, kAuto };
 
+// TrainParams::quick (checked: 0 off, 1 on, 2 auto) as a mode.
+inline QuickMode quick_mode_of(int quick) {
+  return quick == 0 ? QuickMode::kOff : quick == 1 ? QuickMode::kOn : QuickMode::kAuto;
+}
+
 // Histogram parts per feature a criterion needs: 1 (q) or 2 (impurities: class 0's q, class 1's q).
 inline int histogram_parts(Criterion c) { return is_impurity(c) ? 2 : 1; }
 

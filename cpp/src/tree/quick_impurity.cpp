@@ -15,11 +15,11 @@
 namespace rebelboost::tree {
 
 SplitInfo impurity_split(ImpurityCriterion criterion, const std::int64_t* sums, const std::int64_t* weights,
-                         int n_value_bins, int missing_bin, std::int32_t feature) {
+                         int n_value_bins, int missing_bin, std::int32_t feature, std::int64_t min_side_weight) {
   switch (criterion) {
     case ImpurityCriterion::kGini: return best_split_gini(sums, weights, n_value_bins, missing_bin, feature);
     case ImpurityCriterion::kEntropy: return best_split_entropy(sums, weights, n_value_bins, missing_bin, feature);
-    case ImpurityCriterion::kVariance: return best_split_variance(sums, weights, n_value_bins, missing_bin, feature);
+    case ImpurityCriterion::kVariance: return best_split_variance(sums, weights, n_value_bins, missing_bin, feature, min_side_weight);
   }
   return {};
 }
@@ -34,6 +34,8 @@ std::int64_t variance_mass(std::int64_t s, std::int64_t t) {
 }
 
 namespace {
+
+constexpr int kPackShift = 40;  // VarianceOptions::packed_t: a bin's count above bit 40, its S below
 
 // A node's rows in the order the schedule reads them (heaviest first, cut into segments: subset 0 and the
 // chunks), with their s and t. For Gini and entropy each segment lists its rows with s > 0 first, from
@@ -70,20 +72,23 @@ class ImpurityBound {
 
   ImpurityBound(const data::BinnedMatrix& X, const data::BinMapper& bins, ImpurityCriterion criterion,
                 const OrderedRows& rows, const std::vector<std::int64_t>& prefix, const std::vector<std::size_t>& bounds,
-                std::int64_t* store, int n_threads, const ImpurityCache* cache)
+                std::int64_t* store, int n_threads, const ImpurityCache* cache, VarianceOptions variance)
       : X_(X), bins_(bins), criterion_(criterion),
         kind_(criterion == ImpurityCriterion::kEntropy ? ImpurityKind::kEntropy : ImpurityKind::kPurity),
         classes_(criterion != ImpurityCriterion::kVariance), rows_(rows),
         prefix_(prefix), bounds_(bounds), store_(store), cache_(cache),
         scratch_stride_(2 * kHistBins + (cache ? 2 * (cache->rows->rows.size() + 1) : 0)),
-        scratch_(static_cast<std::size_t>(util::resolve_threads(n_threads)) * scratch_stride_), results_(X.n_features) {}
+        scratch_(static_cast<std::size_t>(util::resolve_threads(n_threads)) * scratch_stride_), results_(X.n_features),
+        mass_unit_(std::ldexp(1.0, variance.mass_shift)), min_side_weight_(variance.min_side_weight),
+        packed_t_(variance.packed_t) {}
 
   // The node's error without a split, and the margin a bound must exceed the best error by.
   double unsplit(std::int64_t S, std::int64_t T) {
     S_ = S;
     T_ = T;
-    const double T_d = static_cast<double>(T), Q = static_cast<double>(prefix_.back());
-    margin_ = 1e-9 * (Q + T_d * (1.0 + std::log(std::max(T_d, 1.0))));
+    const double T_d = static_cast<double>(T), Q = static_cast<double>(prefix_.back()) * mass_unit_;
+    // The variance's errors are at most its mass Q (S^2 / W <= sum s^2 / t): T, a weight, is no scale of them.
+    margin_ = 1e-9 * (criterion_ == ImpurityCriterion::kVariance ? Q : Q + T_d * (1.0 + std::log(std::max(T_d, 1.0))));
     return base(prefix_.size() - 1) - side_score(kind_, S, T);
   }
 
@@ -127,7 +132,7 @@ class ImpurityBound {
   void refresh(Progress& p, std::size_t j, Bound& prelim, Bound best) {
     if (j + 2 >= bounds_.size() || (j & (j - 1)) != 0) return;
     if (criterion_ == ImpurityCriterion::kGini && prelim + 8.0 * static_cast<double>(p.unchecked) <= best) return;
-    if (criterion_ == ImpurityCriterion::kVariance && static_cast<double>(prefix_[bounds_[j + 1]]) <= best) return;
+    if (criterion_ == ImpurityCriterion::kVariance && base(bounds_[j + 1]) <= best) return;
     p.unchecked = 0;
     BinSteps steps;
     histogram_steps(p, steps);
@@ -142,7 +147,7 @@ class ImpurityBound {
       st[kHistBins + b] = bin_t(p.h, b);
     }
     r = impurity_split(criterion_, st, st + kHistBins, bins_.n_value_bins(p.f), bins_.missing_bin(),
-                       static_cast<std::int32_t>(p.f));
+                       static_cast<std::int32_t>(p.f), min_side_weight_);
     // gini_gain = scale x (left + right - unsplit side scores): scale 1/2 for Gini and variance.
     const double scale = criterion_ == ImpurityCriterion::kEntropy ? 1.0 : 0.5;
     error = base(prefix_.size() - 1) - side_score(kind_, S_, T_) - r.gini_gain / scale;
@@ -157,7 +162,9 @@ class ImpurityBound {
 
  private:
   // The error's term that does not depend on the split, for the first m rows: their mass (purity kind).
-  double base(std::size_t m) const { return kind_ == ImpurityKind::kPurity ? static_cast<double>(prefix_[m]) : 0.0; }
+  double base(std::size_t m) const {
+    return kind_ == ImpurityKind::kPurity ? static_cast<double>(prefix_[m]) * mass_unit_ : 0.0;
+  }
   // Segment j's rows (subset 0 or chunk j) into the histogram halves, by the interleaved kernel.
   void add_rows(Progress& p, std::size_t j) const {
     const std::uint8_t* column = X_.column(p.f);
@@ -171,12 +178,19 @@ class ImpurityBound {
       return;
     }
     accumulate_gather(column, r + begin, s + begin, end - begin, p.h);
-    accumulate_gather(column, r + begin, rows_.t.data() + begin, end - begin, p.h + kHistBins);
+    if (packed_t_ == 0) accumulate_gather(column, r + begin, rows_.t.data() + begin, end - begin, p.h + kHistBins);
   }
 
   // A bin's sums s and t from the histogram halves, and the halves from them.
-  std::int64_t bin_s(const std::int64_t* h, int b) const { return classes_ ? h[b] + h[kHistBins + b] : h[b]; }
-  std::int64_t bin_t(const std::int64_t* h, int b) const { return classes_ ? h[b] - h[kHistBins + b] : h[kHistBins + b]; }
+  // Packed (VarianceOptions::packed_t): S is the low 40 bits, sign-extended, and W the count above times t.
+  std::int64_t bin_s(const std::int64_t* h, int b) const {
+    if (packed_t_ != 0) return static_cast<std::int64_t>(static_cast<std::uint64_t>(h[b]) << 24) >> 24;
+    return classes_ ? h[b] + h[kHistBins + b] : h[b];
+  }
+  std::int64_t bin_t(const std::int64_t* h, int b) const {
+    if (packed_t_ != 0) return ((h[b] - bin_s(h, b)) >> kPackShift) * packed_t_;
+    return classes_ ? h[b] - h[kHistBins + b] : h[kHistBins + b];
+  }
   void set_bin(std::int64_t* h, int b, std::int64_t s, std::int64_t t) const {
     h[b] = classes_ ? (t + s) / 2 : s;
     h[kHistBins + b] = classes_ ? (s - t) / 2 : t;
@@ -308,6 +322,9 @@ class ImpurityBound {
   std::vector<SplitInfo> results_;
   std::int64_t S_ = 0, T_ = 0;  // the node's sums
   double margin_ = 0.0;
+  double mass_unit_;               // 2^mass_shift: a unit of prefix_ in the errors' units (Gini, entropy: 1)
+  std::int64_t min_side_weight_;   // the variance's least side weight (VarianceOptions)
+  std::int64_t packed_t_;          // > 0: bins hold count 2^kPackShift + S (VarianceOptions)
 };
 
 }  // namespace
@@ -316,7 +333,7 @@ SplitInfo quick_impurity_split(const data::BinnedMatrix& X, const data::BinMappe
                                const std::uint32_t* rows, std::size_t n, const std::int64_t* s, const std::int64_t* t,
                                const std::int64_t* mass, int n_threads, const QuickParams& params, QuickWork& work,
                                const std::uint8_t* active_features, const ImpurityCache* cache,
-                               std::vector<std::int64_t>* histograms) {
+                               std::vector<std::int64_t>* histograms, VarianceOptions variance) {
   // Rows heaviest first by mass, cached rows apart (subset 0). Rows without mass have s = 0, t >= 0 (only
   // the variance's weight W, which they add to the bound's and the full search's sums alike): they come last.
   const std::uint8_t* cached = cache ? cache->rows->member.data() : nullptr;
@@ -349,6 +366,8 @@ SplitInfo quick_impurity_split(const data::BinnedMatrix& X, const data::BinMappe
   std::vector<std::int64_t> local;
   std::vector<std::int64_t>& store = histograms ? *histograms : local;
   if (store.size() < n_features * 2 * kHistBins) store.resize(n_features * 2 * kHistBins);
+  if (criterion != ImpurityCriterion::kVariance) variance = {};
+  if (cache) variance.packed_t = 0;
   OrderedRows segments;
   segments.rows.reserve(ordered.size());
   for (std::size_t j = 0; j + 1 < bounds.size(); ++j) {
@@ -359,12 +378,12 @@ SplitInfo quick_impurity_split(const data::BinnedMatrix& X, const data::BinMappe
         const bool take = criterion == ImpurityCriterion::kVariance ? pass == 0 : (s[r] > 0) == (pass == 0);
         if (!take) continue;
         segments.rows.push_back(r);
-        segments.s.push_back(s[r]);
-        if (criterion == ImpurityCriterion::kVariance) segments.t.push_back(t[r]);
+        segments.s.push_back(variance.packed_t != 0 ? (std::int64_t{1} << kPackShift) + s[r] : s[r]);
+        if (criterion == ImpurityCriterion::kVariance && variance.packed_t == 0) segments.t.push_back(t[r]);
       }
     }
   }
-  ImpurityBound c(X, bins, criterion, segments, prefix, bounds, store.data(), n_threads, cache);
+  ImpurityBound c(X, bins, criterion, segments, prefix, bounds, store.data(), n_threads, cache, variance);
   const double unsplit = c.unsplit(S, T);
   const std::size_t first_rows = bounds[1] + (cache ? cache->rows->rows.size() : 0);
   run_quick_schedule(c, bounds, n_features, active_features, n_threads,

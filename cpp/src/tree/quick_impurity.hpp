@@ -26,8 +26,22 @@ namespace rebelboost::tree {
 enum class ImpurityCriterion { kGini, kEntropy, kVariance };
 
 // Best split of `feature` from its histograms of s (`sums`) and t (`weights`): the full scan's search.
+// min_side_weight: the variance's least weight of a side (best_split_variance; ignored by Gini and entropy).
 SplitInfo impurity_split(ImpurityCriterion criterion, const std::int64_t* sums, const std::int64_t* weights,
-                         int n_value_bins, int missing_bin, std::int32_t feature);
+                         int n_value_bins, int missing_bin, std::int32_t feature, std::int64_t min_side_weight = 0);
+
+// The variance criterion's extras: masses in units of 2^mass_shift (mass_n 2^mass_shift >= s_n^2 / t_n; the
+// shift may be negative), so that the masses of large values still sum below 2^62 and those of small values
+// keep their precision when rounded up to integers; and the
+// least weight a side may hold (best_split_variance's min_side_weight). The bound scans every candidate
+// whatever its sides' weights: extra candidates only lower a bound.
+// packed_t > 0 says every row of the node has t = 0 or t = packed_t, fewer than 2^23 rows and sum |s| < 2^39:
+// each bin then holds count 2^40 + S in one int64 (one add per row, as VarianceGrower's full scan; no cache).
+struct VarianceOptions {
+  int mass_shift = 0;
+  std::int64_t min_side_weight = 0;
+  std::int64_t packed_t = 0;
+};
 
 // Heavy rows cached for subset 0 (quick_prune.hpp) and the node's s, t and mass on them, by position in
 // rows->rows (0 for cached rows outside the node).
@@ -47,7 +61,7 @@ SplitInfo quick_impurity_split(const data::BinnedMatrix& X, const data::BinMappe
                                const std::uint32_t* rows, std::size_t n, const std::int64_t* s, const std::int64_t* t,
                                const std::int64_t* mass, int n_threads, const QuickParams& params, QuickWork& work,
                                const std::uint8_t* active_features = nullptr, const ImpurityCache* cache = nullptr,
-                               std::vector<std::int64_t>* histograms = nullptr);
+                               std::vector<std::int64_t>* histograms = nullptr, VarianceOptions variance = {});
 
 // A mass for the variance criterion: the least integer >= s^2 / t (0 when t = 0). Callers scale s and t so
 // that the masses of a node sum below 2^62; std::overflow_error beyond.

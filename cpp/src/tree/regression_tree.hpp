@@ -29,6 +29,8 @@ struct RegressionNode {
 struct RegressionTree {
   std::vector<RegressionNode> nodes;  // nodes[0] is the root
   QuickWork work;                     // histogram adds and features pruned
+  std::int32_t quick_nodes = 0;       // VarianceGrower only: nodes searched by the pruned pass
+  std::int32_t full_nodes = 0;        // and nodes searched by the full scan
   std::uint8_t missing_bin = 0;       // the bin code of NaN
   // The leaf value of a row of the binned training matrix.
   double output(const data::BinnedMatrix& X, std::size_t row) const;

@@ -2,6 +2,8 @@
 #include "tree/variance_grower.hpp"
 
 #include <algorithm>
+#include <ctime>
+#include <numeric>
 
 #include "tree/histogram.hpp"
 #include "tree/split.hpp"
@@ -69,8 +71,10 @@ SplitInfo VarianceGrower::feature_best(const std::int64_t* h, std::size_t f, std
   return best_split_variance(sums, weights, n_value_bins, missing, static_cast<std::int32_t>(f), min_weight);
 }
 
-VarianceGrower::VarianceGrower(const data::BinnedMatrix& X, const data::BinMapper& bins, int n_threads)
-    : X_(X), bins_(bins), n_threads_(n_threads), hist_size_(X.n_features * kHistBins * 2) {}
+VarianceGrower::VarianceGrower(const data::BinnedMatrix& X, const data::BinMapper& bins, int n_threads,
+                               QuickMode quick, QuickParams quick_params)
+    : X_(X), bins_(bins), n_threads_(n_threads), hist_size_(X.n_features * kHistBins * 2),
+      quick_(X, bins, n_threads, quick, quick_params) {}
 
 void VarianceGrower::release(std::size_t leaf) {
   if (leaves_[leaf].hist >= 0) free_.push_back(leaves_[leaf].hist);
@@ -138,6 +142,8 @@ std::vector<SplitInfo> VarianceGrower::search(const std::vector<std::size_t>& op
   std::vector<SplitInfo> best(open.size() * F);
   std::size_t rows = 0;
   for (std::size_t l : open) rows += leaves_[l].hist < 0 ? leaves_[l].end - leaves_[l].begin : kHistBins;
+  for (std::size_t l : open)
+    if (leaves_[l].hist < 0) work_.bin_accumulations += static_cast<std::int64_t>((leaves_[l].end - leaves_[l].begin) * n_active_);
   const int threads = util::threads_for(rows * F, n_threads_);
   util::parallel_for(static_cast<std::ptrdiff_t>(open.size() * F), threads, [&](std::ptrdiff_t job) {
     const Leaf& leaf = leaves_[open[static_cast<std::size_t>(job) / F]];
@@ -186,16 +192,18 @@ void VarianceGrower::left_sums(const std::int64_t* h, const SplitInfo& split, Le
 
 RegressionTree VarianceGrower::grow(const std::int64_t* s, const std::int64_t* t, int max_depth,
                                     std::int64_t min_leaf_weight, const std::uint8_t* active_features) {
+  const std::clock_t begin = std::clock();  // process CPU time: a busy machine's preemptions do not count
   search_s_ = s;
   search_t_ = t;
   RegressionTree tree;
   tree.missing_bin = bins_.missing_bin();
   start(s, t, max_depth, active_features, tree);
   std::vector<std::size_t> open{0}, finished;
-  for (int layer = 0; layer < max_depth && !open.empty(); ++layer)
-    open = split_layer(open, layer + 1 == max_depth, min_leaf_weight, active_features, tree, finished);
+  for (layer_ = 0; layer_ < max_depth && !open.empty(); ++layer_)
+    open = split_layer(open, layer_ + 1 == max_depth, min_leaf_weight, active_features, tree, finished);
   finished.insert(finished.end(), open.begin(), open.end());
   finish(tree, finished);
+  quick_.record(tree.quick_nodes > 0, static_cast<double>(std::clock() - begin) / CLOCKS_PER_SEC);
   return tree;
 }
 
@@ -213,10 +221,16 @@ void VarianceGrower::start(const std::int64_t* s, const std::int64_t* t, int max
   choose_packing(s, t, root);
   tree.nodes.emplace_back();
   leaves_.push_back(root);
-  if (max_depth > 0 && hist_size_ * sizeof(std::int64_t) <= kHistBudgetBytes) {
+  work_ = {};
+  quick_nodes_ = full_nodes_ = 0;
+  n_active_ = active_features ? static_cast<std::size_t>(std::count(active_features, active_features + X_.n_features, 1))
+                              : X_.n_features;
+  quick_layer_ = max_depth > 0 && quick_.choose(0, nullptr, N, s, t, active_features);  // the root: rows in order
+  if (max_depth > 0 && !quick_layer_ && hist_size_ * sizeof(std::int64_t) <= kHistBudgetBytes) {
     const util::StageScope stage(clock_, util::Stage::kHistograms);
     leaves_[0].hist = take_buffer();
     build({0}, s, t, active_features);
+    work_.bin_accumulations += static_cast<std::int64_t>(N * n_active_);
   }
 }
 
@@ -237,18 +251,21 @@ std::vector<std::size_t> VarianceGrower::split_layer(const std::vector<std::size
   }
   std::vector<SplitInfo> splits;
   {
-    const util::StageScope stage(clock_, util::Stage::kHistograms);
-    splits = search(searchable, min_leaf_weight, active_features);
+    const util::StageScope stage(clock_, quick_layer_ ? util::Stage::kQuickSearch : util::Stage::kHistograms);
+    splits = quick_layer_ ? search_pruned(searchable, min_leaf_weight, active_features)
+                          : search(searchable, min_leaf_weight, active_features);
+    if (!quick_layer_) full_nodes_ += static_cast<std::int32_t>(searchable.size());
   }
   const util::StageScope partitioning(clock_, util::Stage::kPartition);
   std::size_t kept = 0;  // children that will be searched, for the histogram budget
   for (const SplitInfo& split : splits) kept += split.found() ? 2 : 0;
-  const bool subtract = !last && kept * hist_size_ * sizeof(std::int64_t) <= kHistBudgetBytes;
   // The last layer's children need no rows of their own when their sums come from histograms: outputs()
   // routes the parents' rows.
   bool defer = last;
   for (std::size_t i = 0; i < searchable.size(); ++i) defer = defer && (!splits[i].found() || leaves_[searchable[i]].hist >= 0);
   const std::vector<Leaf> lefts = partition_all(searchable, splits, defer);
+  quick_layer_ = !last && choose_next(searchable, splits, lefts, active_features);
+  const bool subtract = !last && !quick_layer_ && kept * hist_size_ * sizeof(std::int64_t) <= kHistBudgetBytes;
   std::vector<std::size_t> next;
   for (std::size_t i = 0; i < searchable.size(); ++i) {
     if (!splits[i].found()) {
@@ -399,6 +416,10 @@ void VarianceGrower::add_children(std::size_t l, const SplitInfo& split, Leaf le
     small.hist = take_buffer();
   } else if (parent.hist >= 0) {
     free_.push_back(parent.hist);
+  } else if (subtract) {  // a pruned parent has no histograms to subtract from: both children are built
+    left.hist = take_buffer();
+    right.hist = take_buffer();
+    left.direct = right.direct = true;
   }
   next.push_back(leaves_.size());
   leaves_.push_back(left);
@@ -410,16 +431,23 @@ void VarianceGrower::add_children(std::size_t l, const SplitInfo& split, Leaf le
 // parent's (already in its buffer) minus those.
 void VarianceGrower::subtract_siblings(const std::vector<std::size_t>& next, const std::int64_t* s, const std::int64_t* t,
                                        const std::uint8_t* active_features) {
-  std::vector<std::size_t> small, large;
+  std::vector<std::size_t> small, large, direct;
   for (std::size_t i = 0; i + 1 < next.size(); i += 2) {
     const Leaf& a = leaves_[next[i]];
     const Leaf& b = leaves_[next[i + 1]];
     if (a.hist < 0 || b.hist < 0) continue;
+    if (a.direct) {  // both built (variance_quick.hpp)
+      direct.push_back(next[i]);
+      direct.push_back(next[i + 1]);
+      continue;
+    }
     const bool a_small = a.end - a.begin <= b.end - b.begin;
     small.push_back(a_small ? next[i] : next[i + 1]);
     large.push_back(a_small ? next[i + 1] : next[i]);
   }
-  build(small, s, t, active_features);
+  direct.insert(direct.end(), small.begin(), small.end());
+  build(direct, s, t, active_features);
+  for (std::size_t l : direct) work_.bin_accumulations += static_cast<std::int64_t>((leaves_[l].end - leaves_[l].begin) * n_active_);
   const std::size_t F = X_.n_features;
   util::parallel_for(static_cast<std::ptrdiff_t>(small.size() * F), util::threads_for(small.size() * F * kHistBins * 2, n_threads_),
                      [&](std::ptrdiff_t job) {
@@ -471,6 +499,9 @@ void VarianceGrower::choose_packing(const std::int64_t* s, const std::int64_t* t
 
 // Leaf values S / W, every node's weight, and the buffers back to the pool.
 void VarianceGrower::finish(RegressionTree& tree, const std::vector<std::size_t>& finished) {
+  tree.work = work_;
+  tree.quick_nodes = quick_nodes_;
+  tree.full_nodes = full_nodes_;
   for (const Leaf& leaf : leaves_) tree.nodes[leaf.node].weight = leaf.W;
   std::vector<Leaf> final_leaves;
   std::vector<std::size_t> position(leaves_.size());  // in final_leaves

@@ -6,7 +6,8 @@
 // splits when it holds at least 2 rows, above max_depth, and some split strictly lowers the weighted squared
 // error while leaving each side at least min_leaf_weight; among those, the split of best_split_variance
 // (split.hpp) wins by the one tie rule. So the tree is grow_regression_tree's full-scan tree for
-// min_leaf_weight = 0 (the slow reference, tested bit for bit), for any thread count.
+// min_leaf_weight = 0 (the slow reference, tested bit for bit), for any thread count. QuickBoost
+// (variance_quick.hpp) may search a layer instead, by the pruned pass: the same tree in every quick mode.
 #pragma once
 
 #include <cstddef>
@@ -18,13 +19,15 @@
 #include "tree/partition.hpp"
 #include "tree/regression_tree.hpp"
 #include "tree/split.hpp"
+#include "tree/variance_quick.hpp"
 #include "util/stage_clock.hpp"
 
 namespace rebelboost::tree {
 
 class VarianceGrower {
  public:
-  VarianceGrower(const data::BinnedMatrix& X, const data::BinMapper& bins, int n_threads);
+  VarianceGrower(const data::BinnedMatrix& X, const data::BinMapper& bins, int n_threads,
+                 QuickMode quick = QuickMode::kOff, QuickParams quick_params = {});
 
   // A leaf of the last grown tree: its node and its rows rows()[begin, end) (ascending).
   struct Leaf {
@@ -32,11 +35,14 @@ class VarianceGrower {
     std::size_t begin = 0, end = 0;
     std::int64_t S = 0, W = 0;  // sums of s and t over its rows
     int hist = -1;              // buffer holding its histograms (-1: none)
+    bool direct = false;        // with its sibling: both built from their rows (the parent was pruned)
   };
 
   // Grows a tree of depth at most max_depth (0: a single leaf) on s, t (t >= 0; s = 0 where t = 0).
   // active_features (optional, 1 = searched): LazyBoost's feature sample. Leaves' values are S / W (0 when
-  // W = 0); each node's `weight` is its W and split nodes' `gain` best_split_variance's gain.
+  // W = 0); each node's `weight` is its W and split nodes' `gain` best_split_variance's gain. The tree's
+  // `work` counts the histogram adds and pruned features, `quick_nodes` and `full_nodes` the leaves each
+  // pass searched.
   RegressionTree grow(const std::int64_t* s, const std::int64_t* t, int max_depth, std::int64_t min_leaf_weight,
                       const std::uint8_t* active_features = nullptr);
 
@@ -66,6 +72,12 @@ class VarianceGrower {
              const std::uint8_t* active_features);
   std::vector<SplitInfo> search(const std::vector<std::size_t>& open, std::int64_t min_leaf_weight,
                                 const std::uint8_t* active_features);
+  // A pruned layer's search (variance_quick.hpp): large leaves by the pruned pass, the others as search().
+  std::vector<SplitInfo> search_pruned(const std::vector<std::size_t>& open, std::int64_t min_leaf_weight,
+                                       const std::uint8_t* active_features);
+  // Whether the next layer, whose leaves are the children of `leaves` split by `splits`, is pruned.
+  bool choose_next(const std::vector<std::size_t>& leaves, const std::vector<SplitInfo>& splits,
+                   const std::vector<Leaf>& lefts, const std::uint8_t* active_features);
   void left_sums(const std::int64_t* h, const SplitInfo& split, Leaf& left) const;
   void rows_left_sums(const RowPartition::Split& part, Leaf& left) const;
   RowPartition::Rule rule(const SplitInfo& split) const;
@@ -110,6 +122,12 @@ class VarianceGrower {
   util::StageClock* clock_ = nullptr;
   const std::int64_t* search_s_ = nullptr;  // the values of the tree being grown
   const std::int64_t* search_t_ = nullptr;
+  VarianceQuick quick_;
+  int layer_ = 0;               // the layer being searched
+  bool quick_layer_ = false;    // it takes the pruned pass
+  std::size_t n_active_ = 0;    // features searched in this tree
+  QuickWork work_;              // this tree's histogram adds and pruned features
+  std::int32_t quick_nodes_ = 0, full_nodes_ = 0;
 };
 
 }  // namespace rebelboost::tree

@@ -1,7 +1,7 @@
 // Tests of the regressor's grower: it grows the slow reference's tree (grow_regression_tree's full scan)
 // bit for bit at every depth, with and without weights and NaN, for any thread count; its leaves partition
-// the rows as the tree routes them, and outputs() gives each row its leaf's value; min_leaf_weight holds on every
-// leaf of a split.
+// the rows as the tree routes them, and outputs() gives each row its leaf's value; min_leaf_weight holds on
+// every leaf of a split; QuickBoost's pruned layers (quick on and auto) grow the full scan's tree bit for bit.
 #include "tree/variance_grower.hpp"
 
 #include <gtest/gtest.h>
@@ -124,6 +124,82 @@ TEST(VarianceGrower, MinLeafWeightHoldsOnEverySplit) {
     previous = grower.leaves().size();
   }
   EXPECT_EQ(previous, 1u);  // 1001 rows a side: no split of 2000 rows can
+}
+
+// Residuals late in boosting on an easy task: most rows fit (small noise), a few rows keep large residuals
+// that a step in feature 1 explains; `scale` multiplies s (large values need masses in units of 2^shift).
+Values concentrated(const testing::BoostedProblem& p, std::uint64_t seed, bool weighted, double scale) {
+  const std::size_t n = p.X.n_rows;
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> noise(0.0, 0.05);
+  Values v{std::vector<std::int64_t>(n), std::vector<std::int64_t>(n)};
+  for (std::size_t i = 0; i < n; ++i) {
+    const double x1 = p.X.at(i, 1);
+    const double r = noise(rng) + (rng() % 16 == 0 ? (std::isnan(x1) ? 1.0 : x1 > 0.3 ? 8.0 : -6.0) : 0.0);
+    const double w = weighted ? (rng() % 8 == 0 ? 0.0 : 0.25 * static_cast<double>(1 + rng() % 8)) : 1.0;
+    v.t[i] = static_cast<std::int64_t>(w * 4096.0);
+    v.s[i] = static_cast<std::int64_t>(std::llround(w * r * scale));
+  }
+  return v;
+}
+
+void expect_same_weights(const RegressionTree& a, const RegressionTree& b, const std::string& what) {
+  expect_same(a, b, what);
+  for (std::size_t i = 0; i < a.nodes.size() && i < b.nodes.size(); ++i) EXPECT_EQ(a.nodes[i].weight, b.nodes[i].weight) << what;
+}
+
+// quick=True prunes every layer: the full scan's tree at depths 1-6, with NaN, weights, min_leaf_weight,
+// values needing a mass shift, 1 and 3 threads; and the bound bites.
+TEST(VarianceGrower, PrunedLayersGrowTheFullScansTree) {
+  const testing::BoostedProblem p = testing::boosted_problem("adaboost", 6000, 12, 31, 1);
+  std::int64_t pruned = 0, quick_nodes = 0;
+  for (int depth = 1; depth <= 6; ++depth)
+    for (const bool weighted : {false, true})
+      for (const double scale : {65536.0, std::ldexp(1.0, 44)}) {
+        const Values v = depth % 2 ? concentrated(p, 90 + static_cast<std::uint64_t>(depth), weighted, scale)
+                                   : values(p, 90 + static_cast<std::uint64_t>(depth), weighted);
+        for (const std::int64_t min_weight : {std::int64_t{0}, std::int64_t{30 * 4096}}) {
+          VarianceGrower full(p.binned, p.bins, 1, QuickMode::kOff);
+          const RegressionTree want = full.grow(v.s.data(), v.t.data(), depth, min_weight);
+          EXPECT_EQ(want.quick_nodes, 0);
+          for (const int threads : {1, 3}) {
+            VarianceGrower quick(p.binned, p.bins, threads, QuickMode::kOn, {0.9, 20});
+            for (int again = 0; again < 2; ++again) {
+              const RegressionTree got = quick.grow(v.s.data(), v.t.data(), depth, min_weight);
+              expect_same_weights(want, got, "depth " + std::to_string(depth) + " weighted " + std::to_string(weighted) +
+                                                 " scale " + std::to_string(scale) + " min weight " +
+                                                 std::to_string(min_weight) + " threads " + std::to_string(threads));
+              EXPECT_GT(got.quick_nodes, 0);
+              if (depth == 1) {  // the root alone
+                EXPECT_LE(got.work.bin_accumulations, want.work.bin_accumulations);
+              }
+              pruned += got.work.features_pruned;
+              quick_nodes += got.quick_nodes;
+            }
+          }
+        }
+      }
+  EXPECT_GT(pruned, quick_nodes);  // more than a feature per node on average
+}
+
+// quick="auto" on a root large enough to be worth pruning: auto measures a full tree first, then probes a
+// tree with its root pruned, whose next layer builds both children of the root from their rows (no
+// histograms to subtract from) and subtracts below them; every tree is the full scan's, and both ran.
+TEST(VarianceGrower, AutoLayersGrowTheFullScansTree) {
+  const testing::BoostedProblem p = testing::boosted_problem("adaboost", 60000, 40, 37, 1);
+  VarianceGrower full(p.binned, p.bins, 2, QuickMode::kOff);
+  VarianceGrower autom(p.binned, p.bins, 2, QuickMode::kAuto, {0.9, 20});
+  std::int64_t quick_nodes = 0, full_nodes = 0;
+  for (int tree = 0; tree < 12; ++tree) {
+    const Values v = concentrated(p, 300 + static_cast<std::uint64_t>(tree), tree % 3 == 1, 65536.0);
+    const RegressionTree want = full.grow(v.s.data(), v.t.data(), 6, tree % 2 ? 20 * 4096 : 0);
+    const RegressionTree got = autom.grow(v.s.data(), v.t.data(), 6, tree % 2 ? 20 * 4096 : 0);
+    expect_same_weights(want, got, "tree " + std::to_string(tree));
+    quick_nodes += got.quick_nodes;
+    full_nodes += got.full_nodes;
+  }
+  EXPECT_GT(quick_nodes, 0);
+  EXPECT_GT(full_nodes, 0);
 }
 
 }  // namespace

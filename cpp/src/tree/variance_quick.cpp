@@ -1,0 +1,139 @@
+// QuickBoost for the regressor's layers (see variance_quick.hpp).
+#include "tree/variance_quick.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "tree/quick_impurity.hpp"
+#include "tree/variance_grower.hpp"
+
+namespace rebelboost::tree {
+
+namespace {
+
+// Auto does not probe the pruned pass while 90 % of the mass sum s^2 / t takes more than this share of the
+// leaf's rows: subset 0 would then be most rows, gathered, and the variance bound (the prefix's own error,
+// docs/quickboost.md) prunes a feature only when the winner lowers the error by more than the mass left out.
+constexpr double kMostSpread = 0.25;
+constexpr std::size_t kSampleRows = 2048;  // rows choose() reads to estimate the mass concentration
+
+// An integer at least s^2 / (t 2^shift) (t > 0; shift of either sign): long double holds int64 exactly and
+// rounds each operation by at most 2^-64 relatively, so raising the quotient by 2^-58 before the ceiling
+// keeps it an upper bound.
+std::int64_t mass_above(std::int64_t s, std::int64_t t, int shift) {
+  const long double a = static_cast<long double>(s);
+  const long double q = std::ldexp(a * a / static_cast<long double>(t), -shift);
+  return static_cast<std::int64_t>(std::ceil(q * (1.0L + std::ldexp(1.0L, -58))));
+}
+
+}  // namespace
+
+VarianceQuick::VarianceQuick(const data::BinnedMatrix& X, const data::BinMapper& bins, int n_threads, QuickMode mode,
+                             QuickParams params)
+    : X_(X), bins_(bins), n_threads_(n_threads), mode_(mode), params_(params) {}
+
+bool VarianceQuick::worth_pruning(std::size_t n_rows, const std::uint8_t* active_features) const {
+  if (mode_ == QuickMode::kOn) return true;  // quick=True prunes every leaf of a pruned layer
+  // As PrunedSearch: below about a million histogram adds the full scan takes well under a millisecond.
+  std::size_t n_active = X_.n_features;
+  if (active_features) n_active = static_cast<std::size_t>(std::count(active_features, active_features + X_.n_features, 1));
+  return n_rows * n_active >= (std::size_t{1} << 20);
+}
+
+bool VarianceQuick::choose(int layer, const std::uint32_t* rows, std::size_t n_rows, const std::int64_t* s,
+                           const std::int64_t* t, const std::uint8_t* active_features) {
+  if (mode_ != QuickMode::kAuto) return mode_ == QuickMode::kOn;
+  if (layer > 0 || !worth_pruning(n_rows, active_features)) return false;
+  // The masses of a strided sample, scaled to integers for estimate_mass90_fraction.
+  const std::size_t stride = std::max<std::size_t>(1, n_rows / kSampleRows);
+  std::vector<double> masses;
+  double largest = 0.0;
+  for (std::size_t i = 0; i < n_rows; i += stride) {
+    const std::uint32_t r = rows ? rows[i] : static_cast<std::uint32_t>(i);
+    const double m = t[r] > 0 ? static_cast<double>(s[r]) * static_cast<double>(s[r]) / static_cast<double>(t[r]) : 0.0;
+    masses.push_back(m);
+    largest = std::max(largest, m);
+  }
+  if (largest <= 0.0) return false;
+  int e = 0;
+  std::frexp(largest, &e);
+  sample_.resize(masses.size());
+  for (std::size_t i = 0; i < masses.size(); ++i) sample_[i] = std::llround(std::ldexp(masses[i], 40 - e));
+  sample_rows_.resize(masses.size());
+  std::iota(sample_rows_.begin(), sample_rows_.end(), 0u);
+  const double mass90 = estimate_mass90_fraction(sample_rows_.data(), sample_rows_.size(), sample_.data());
+  return chooser_.use_quick(mass90, kMostSpread);
+}
+
+void VarianceQuick::record(bool quick_root, double seconds) {
+  if (mode_ == QuickMode::kAuto) chooser_.record(quick_root, seconds, 1);  // cost per tree
+}
+
+SplitInfo VarianceQuick::search(const std::uint32_t* rows, std::size_t n_rows, const std::int64_t* s,
+                                const std::int64_t* t, std::int64_t min_side_weight, const std::uint8_t* active_features,
+                                QuickWork& work) {
+  // Masses in units of 2^shift, the shift such that they sum to about 2^59 and below 2^61 (sum s^2 / t < 2^e):
+  // rounding one up adds at most 2^-58 of the leaf's mass to the bound's slack.
+  // And the packing of VarianceOptions::packed_t when it is exact.
+  double total = 0.0;
+  std::int64_t t0 = 0, abs_s = 0;
+  bool uniform = n_rows < (std::size_t{1} << 23);
+  for (std::size_t i = 0; i < n_rows; ++i) {
+    const std::uint32_t r = rows[i];
+    if (t[r] == 0) continue;
+    total += static_cast<double>(s[r]) * static_cast<double>(s[r]) / static_cast<double>(t[r]);
+    t0 = t0 == 0 ? t[r] : t0;
+    uniform = uniform && t[r] == t0 && (abs_s += s[r] < 0 ? -s[r] : s[r]) < (std::int64_t{1} << 39);
+  }
+  int e = 0;
+  std::frexp(total, &e);
+  const int shift = e - 59;
+  mass_.resize(X_.n_samples);
+  for (std::size_t i = 0; i < n_rows; ++i) {
+    const std::uint32_t r = rows[i];
+    mass_[r] = t[r] > 0 ? mass_above(s[r], t[r], shift) : 0;
+  }
+  return quick_impurity_split(X_, bins_, ImpurityCriterion::kVariance, rows, n_rows, s, t, mass_.data(), n_threads_,
+                              params_, work, active_features, nullptr, &histograms_,
+                              {shift, min_side_weight, uniform ? t0 : 0});
+}
+
+
+// VarianceGrower's pruned layers: its two hooks into QuickBoost, kept here beside the policy they follow.
+
+std::vector<SplitInfo> VarianceGrower::search_pruned(const std::vector<std::size_t>& open, std::int64_t min_leaf_weight,
+                                                     const std::uint8_t* active_features) {
+  std::vector<SplitInfo> splits(open.size());
+  std::vector<std::size_t> scanned, at;  // leaves too small to prune, and their positions in `open`
+  for (std::size_t i = 0; i < open.size(); ++i) {
+    const Leaf& leaf = leaves_[open[i]];
+    const std::size_t n = leaf.end - leaf.begin;
+    if (!quick_.worth_pruning(n, active_features)) {
+      scanned.push_back(open[i]);
+      at.push_back(i);
+      continue;
+    }
+    splits[i] = quick_.search(partition_.rows(leaf.begin), n, search_s_, search_t_, min_leaf_weight, active_features, work_);
+    ++quick_nodes_;
+  }
+  full_nodes_ += static_cast<std::int32_t>(scanned.size());
+  const std::vector<SplitInfo> small = search(scanned, min_leaf_weight, active_features);
+  for (std::size_t k = 0; k < at.size(); ++k) splits[at[k]] = small[k];
+  return splits;
+}
+
+bool VarianceGrower::choose_next(const std::vector<std::size_t>& leaves, const std::vector<SplitInfo>& splits,
+                                 const std::vector<Leaf>& lefts, const std::uint8_t* active_features) {
+  if (quick_.mode() == QuickMode::kOff) return false;
+  std::size_t begin = 0, largest = 0;  // the largest child's rows (partitioned already)
+  for (std::size_t i = 0; i < leaves.size(); ++i) {
+    if (!splits[i].found()) continue;
+    const std::size_t n_left = lefts[i].end - lefts[i].begin, n_right = leaves_[leaves[i]].end - lefts[i].end;
+    if (n_left > largest) begin = lefts[i].begin, largest = n_left;
+    if (n_right > largest) begin = lefts[i].end, largest = n_right;
+  }
+  return largest >= 2 && quick_.choose(layer_ + 1, partition_.rows(begin), largest, search_s_, search_t_, active_features);
+}
+
+}  // namespace rebelboost::tree
