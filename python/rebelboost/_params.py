@@ -23,7 +23,7 @@ from rebelboost._monitor import METRICS, REGRESSION_METRICS
 
 __all__ = ["Param", "Estimator", "PARAMS", "ESTIMATORS", "CRITERIA", "MAX_ESTIMATORS", "constraints_for",
            "core_arguments", "default_of", "value_of", "SIMILARITY_MAX_ESTIMATORS", "SIMILARITY_PATIENCE",
-           "SIMILARITY_VALIDATION_FRACTION", "HYBRID_MAX_DEPTH", "HYBRID_SCORING"]
+           "SIMILARITY_VALIDATION_FRACTION", "SIMILARITY_SCORING", "HYBRID_MAX_DEPTH", "HYBRID_SCORING"]
 
 CORE_DEFAULTS = _core.train_param_defaults()
 CORE_BOUNDS = _core.PARAM_BOUNDS  # {core name: (low, high, low_open, high_open, integral)}
@@ -137,9 +137,12 @@ class Estimator:
 # Hybrids grow stumps and stop on the validation error: with depth-2 trees they took a tree nearly every
 # iteration, separated the training rows within a few learners and their validation loss then grew
 # without bound (exp of the margins of the few rows they got wrong), so the loss kept 1 to 9 learners.
+# Similarities stop on the validation log loss, which followed their validated error more closely than
+# the boosting loss did (bench/results/hybrid_stopping.md).
 SIMILARITY_MAX_ESTIMATORS = 10_000
 SIMILARITY_PATIENCE = 500
 SIMILARITY_VALIDATION_FRACTION = 0.25
+SIMILARITY_SCORING = "log_loss"
 HYBRID_MAX_DEPTH = 1
 HYBRID_SCORING = "error"
 
@@ -158,7 +161,7 @@ def _rebel_auto():
         "early_stopping": lambda instance: instance.weak_learner != "tree" and instance.n_estimators == "auto",
         "n_iter_no_change": _by_learner(n_iter, SIMILARITY_PATIENCE),
         "validation_fraction": _by_learner(fraction, SIMILARITY_VALIDATION_FRACTION),
-        "scoring": _by_learner(scoring, scoring, HYBRID_SCORING),
+        "scoring": _by_learner(scoring, SIMILARITY_SCORING, HYBRID_SCORING),
     }
 
 

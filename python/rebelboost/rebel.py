@@ -76,8 +76,9 @@ class REBELClassifier(BaseBoostingClassifier):
         similarities and hybrids with ``n_estimators="auto"``, early stopping on the first ``eval_set``, else
         on a ``SIMILARITY_VALIDATION_FRACTION`` (25 %) split carved from X, with a patience of
         ``SIMILARITY_PATIENCE`` (500) learners, as their validation curves fall slowly; with a number of
-        learners given, no early stopping. Similarities watch the validation loss, hybrids the validation
-        error (``HYBRID_SCORING``; the latest of equal errors is kept). Why: docs/guide/similarity.md
+        learners given, no early stopping. Similarities watch the validation log loss
+        (``SIMILARITY_SCORING``), hybrids the validation error (``HYBRID_SCORING``; the latest of equal
+        errors is kept). Why: docs/guide/similarity.md
         "Defaults"; the rules are the parameter table's (``rebelboost._params``). Pass
         ``early_stopping=False`` to train on every row.
     max_depth : int or "auto", default="auto"

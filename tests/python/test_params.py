@@ -13,7 +13,8 @@ from sklearn.utils._param_validation import Interval, StrOptions
 import rebelboost
 from rebelboost import _core
 from rebelboost._params import (CORE_BOUNDS, CORE_DEFAULTS, ESTIMATORS, HYBRID_MAX_DEPTH, HYBRID_SCORING, PARAMS,
-                                SIMILARITY_MAX_ESTIMATORS, SIMILARITY_PATIENCE, SIMILARITY_VALIDATION_FRACTION,
+                                SIMILARITY_MAX_ESTIMATORS, SIMILARITY_PATIENCE, SIMILARITY_SCORING,
+                                SIMILARITY_VALIDATION_FRACTION,
                                 default_of, value_of)
 from rebelboost.cli import _TRAIN_ESTIMATORS, build_parser, main
 
@@ -78,7 +79,7 @@ def test_rebels_auto_follows_the_weak_learner(learner):
         assert resolved == {"n_estimators": SIMILARITY_MAX_ESTIMATORS, "early_stopping": True,
                             "n_iter_no_change": SIMILARITY_PATIENCE,
                             "validation_fraction": SIMILARITY_VALIDATION_FRACTION,
-                            "scoring": HYBRID_SCORING if learner == "hybrid" else "loss"}
+                            "scoring": HYBRID_SCORING if learner == "hybrid" else SIMILARITY_SCORING}
         assert default._core_params()["max_depth"] == (HYBRID_MAX_DEPTH if learner == "hybrid" else 2)
     # A number of learners the user chose is trained in full; explicit values are kept as they are.
     given = rebelboost.REBELClassifier(weak_learner=learner, n_estimators=7, n_iter_no_change=3,
