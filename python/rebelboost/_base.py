@@ -16,7 +16,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from rebelboost import _core
 from rebelboost._monitor import TrainingMonitor
-from rebelboost._params import constraints_for, core_arguments
+from rebelboost._params import constraints_for, core_arguments, value_of
 from rebelboost._registry import register
 from rebelboost.serialization import save as _save_model
 from rebelboost._validation import (
@@ -91,6 +91,12 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
         """The validated parameters converted to the core's arguments (the table's ``core`` keywords)."""
         return {**core_arguments(self._loss, self), "n_threads": resolve_n_jobs(self.n_jobs)}
 
+    def _stopping(self):
+        """n_estimators, early_stopping, n_iter_no_change, validation_fraction and scoring as this fit uses
+        them: a value "auto" resolved by the estimator's rule in the parameter table (rebelboost._params)."""
+        return {name: value_of(self._loss, self, name)
+                for name in ("n_estimators", "early_stopping", "n_iter_no_change", "validation_fraction", "scoring")}
+
     def _seeds(self, warm):
         """(bin_seed, seed): bin-edge rows (-1: evenly spaced) and the seed of subsample, feature_fraction and
         the early-stopping split. A RandomState is drawn from once per fresh fit; a warm start reuses the
@@ -131,24 +137,25 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
         ``warm_start=True`` resumes. An exception raised by a callback ends fit the same way.
         """
         warm = bool(self.warm_start) and hasattr(self, "_model")
+        stopping = self._stopping()
         X, y_encoded, classes, sample_weight, class_weights = check_fit_data(
             self, X, y, sample_weight, self.class_weight, reset=not warm)
         if warm and not np.array_equal(classes, self.classes_):
             raise ValueError(f"warm_start=True: y has the classes {classes.tolist()[:10]}, the fitted model "
                              f"{self.classes_.tolist()[:10]}; fit again with warm_start=False")
-        if warm and self.n_estimators < self.n_estimators_:
-            raise ValueError(f"warm_start=True: n_estimators={self.n_estimators} is less than the "
+        if warm and stopping["n_estimators"] < self.n_estimators_:
+            raise ValueError(f"warm_start=True: n_estimators={stopping['n_estimators']} is less than the "
                              f"{self.n_estimators_} trees already fitted; use truncate() to keep fewer")
         self._check_classes(classes, y_encoded, sample_weight, y)
         bin_seed, seed = self._seeds(warm)
         evals = check_eval_sets(self, eval_set, classes, X.dtype, class_weights)
-        carved = bool(self.early_stopping and not evals)
+        carved = bool(stopping["early_stopping"] and not evals)
         if carved:
             X, y_encoded, sample_weight, validation = split_validation(
-                X, y_encoded, sample_weight, self.validation_fraction, seed)
+                X, y_encoded, sample_weight, stopping["validation_fraction"], seed)
             evals = [validation]
-        monitor = TrainingMonitor(self, len(classes), evals, self.scoring, self.early_stopping, self.n_iter_no_change, self.tol,
-                                  int(self.verbose), self.callbacks)
+        monitor = TrainingMonitor(self, len(classes), evals, stopping["scoring"], stopping["early_stopping"],
+                                  stopping["n_iter_no_change"], self.tol, int(self.verbose), self.callbacks)
         try:
             model, history, stop_reason, stop_message, error, stage_seconds = _core.train(
                 X, y_encoded, sample_weight, len(classes), self._loss,
@@ -162,7 +169,7 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
                 # minus its own validation split, so "other labels or sample weights" would mislead.
                 raise ValueError(
                     f"warm_start=True: with early_stopping=True and no eval_set, this fit trains on X minus a "
-                    f"validation split (validation_fraction={self.validation_fraction}), not on the rows the "
+                    f"validation split (validation_fraction={stopping['validation_fraction']}), not on the rows the "
                     f"fitted trees were trained on, so it cannot continue them; pass the eval_set the first fit "
                     f"used (fit(X, y, eval_set=[(X_val, y_val)])) or set early_stopping=False ({exc})") from None
             raise
@@ -209,7 +216,7 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
         }
         self.evals_result_ = {name: {monitor.scoring: np.array(values)} for name, values in monitor.history.items()}
         self.best_iteration_ = monitor.best_iteration
-        if self.early_stopping and self.best_iteration_ is not None:
+        if monitor.early_stopping and self.best_iteration_ is not None:
             self._model = self._model.truncated(self.best_iteration_)
 
     def truncate(self, n_iter: int) -> Self:

@@ -14,6 +14,10 @@ logger = logging.getLogger("rebelboost")
 
 METRICS = ("loss", "error", "log_loss", "expected_cost")
 REGRESSION_METRICS = ("loss", "rmse", "mae")  # BoostingRegressor ("loss": the weighted mean squared error)
+# Metrics that count mistakes: equal values are common on a small validation set, and of two models with
+# the same validation error the later one has the larger training margins, so early stopping keeps the
+# latest of equal best values and counts its patience from there (docs/guide/similarity.md "Defaults").
+LATE_TIES = ("error", "expected_cost")
 
 
 class EvalData:
@@ -95,7 +99,7 @@ class TrainingMonitor:
         stop = False
         if self.evals:
             value = evals[self.evals[0].name][self.scoring]
-            if value < self.best_value - self.tol:
+            if value < self.best_value - self.tol or (self.scoring in LATE_TIES and value <= self.best_value):
                 self.best_for_patience = k
             self.best_value = min(self.best_value, value)
             stop = self.early_stopping and k - self.best_for_patience >= self.n_iter_no_change
@@ -109,10 +113,14 @@ class TrainingMonitor:
 
     @property
     def best_iteration(self):
-        """Number of trees with the lowest metric on the first eval set (the first such, on ties); None without."""
+        """Number of trees with the lowest metric on the first eval set (on ties the first such, the last for
+        the metrics in LATE_TIES); None without."""
         if not self.evals or not self.history[self.evals[0].name]:
             return None
-        return int(np.argmin(self.history[self.evals[0].name])) + 1
+        values = np.asarray(self.history[self.evals[0].name])
+        if self.scoring in LATE_TIES:
+            return len(values) - int(np.argmin(values[::-1]))
+        return int(np.argmin(values)) + 1
 
     # ---- progress --------------------------------------------------------------------------------
     def _summary(self):
@@ -127,8 +135,10 @@ class TrainingMonitor:
             if self._bar is None:
                 from tqdm.auto import tqdm
 
-                self._bar = tqdm(total=int(self.estimator.n_estimators), desc=type(self.estimator).__name__,
-                                 unit="tree", file=sys.stderr, leave=True)
+                stopping = getattr(self.estimator, "_stopping", None)  # the classifiers resolve n_estimators="auto"
+                total = int(stopping()["n_estimators"] if stopping is not None else self.estimator.n_estimators)
+                self._bar = tqdm(total=total, desc=type(self.estimator).__name__, unit="tree", file=sys.stderr,
+                                 leave=True)
             self._bar.set_postfix_str(", ".join(self._summary()), refresh=False)
             self._bar.update(1)
         elif self.verbose >= 2 and not replayed:

@@ -22,7 +22,8 @@ from rebelboost import _core
 from rebelboost._monitor import METRICS, REGRESSION_METRICS
 
 __all__ = ["Param", "Estimator", "PARAMS", "ESTIMATORS", "CRITERIA", "MAX_ESTIMATORS", "constraints_for",
-           "core_arguments", "default_of"]
+           "core_arguments", "default_of", "value_of", "SIMILARITY_MAX_ESTIMATORS", "SIMILARITY_PATIENCE",
+           "SIMILARITY_VALIDATION_FRACTION", "SIMILARITY_SCORING", "HYBRID_MAX_DEPTH", "HYBRID_SCORING"]
 
 CORE_DEFAULTS = _core.train_param_defaults()
 CORE_BOUNDS = _core.PARAM_BOUNDS  # {core name: (low, high, low_open, high_open, integral)}
@@ -118,12 +119,50 @@ PARAMS = {p.name: p for p in [
 @dataclass(frozen=True)
 class Estimator:
     """One estimator: its class name, its parameters (names in PARAMS), where its defaults differ from the
-    table's (``defaults``) and where its string choices do (``choices``, e.g. a regressor's ``scoring``)."""
+    table's (``defaults``) and where its string choices do (``choices``, e.g. a regressor's ``scoring``).
+    ``auto``: the parameters that also take "auto", each with the rule that turns "auto" into a value
+    from the instance's other parameters (the one place of that rule; ``value_of`` applies it)."""
 
     class_name: str
     params: tuple
     defaults: dict = field(default_factory=dict)
     choices: dict = field(default_factory=dict)
+    auto: dict = field(default_factory=dict)
+
+
+# What "auto" means for REBEL (docs/guide/similarity.md "Defaults"): trees keep the values every other
+# estimator has (200 trees, no early stopping, depth 2); similarities and hybrids, whose validation curves
+# fall for thousands of learners, get a high cap and early stopping with a long patience on a quarter of the
+# rows. A number of learners the user chose is trained in full: the early stopping comes with the cap.
+# Hybrids grow stumps and stop on the validation error: with depth-2 trees they took a tree nearly every
+# iteration, separated the training rows within a few learners and their validation loss then grew
+# without bound (exp of the margins of the few rows they got wrong), so the loss kept 1 to 9 learners.
+# Similarities stop on the validation log loss, which followed their validated error more closely than
+# the boosting loss did (bench/results/hybrid_stopping.md).
+SIMILARITY_MAX_ESTIMATORS = 10_000
+SIMILARITY_PATIENCE = 500
+SIMILARITY_VALIDATION_FRACTION = 0.25
+SIMILARITY_SCORING = "log_loss"
+HYBRID_MAX_DEPTH = 1
+HYBRID_SCORING = "error"
+
+
+def _by_learner(tree, similarity, hybrid=None):
+    """Rule: the value for ``weak_learner`` "tree", "similarity" and "hybrid" (None: the similarity's)."""
+    values = {"tree": tree, "similarity": similarity, "hybrid": similarity if hybrid is None else hybrid}
+    return lambda instance: values[instance.weak_learner]
+
+
+def _rebel_auto():
+    n_iter, fraction, scoring = (PARAMS[name].default for name in ("n_iter_no_change", "validation_fraction", "scoring"))
+    return {
+        "n_estimators": _by_learner(CORE_DEFAULTS["n_estimators"], SIMILARITY_MAX_ESTIMATORS),
+        "max_depth": _by_learner(2, 2, HYBRID_MAX_DEPTH),
+        "early_stopping": lambda instance: instance.weak_learner != "tree" and instance.n_estimators == "auto",
+        "n_iter_no_change": _by_learner(n_iter, SIMILARITY_PATIENCE),
+        "validation_fraction": _by_learner(fraction, SIMILARITY_VALIDATION_FRACTION),
+        "scoring": _by_learner(scoring, SIMILARITY_SCORING, HYBRID_SCORING),
+    }
 
 
 _COMMON = ("n_estimators", "max_depth", "n_bins", "learning_rate", "n_jobs", "random_state", "verbose", "quick",
@@ -137,7 +176,7 @@ ESTIMATORS = {
     "veb": Estimator("VEBBoostClassifier", _COMMON + ("criterion", "lam")),
     "rebel": Estimator("REBELClassifier", _COMMON + ("cost_matrix", "weak_learner", "similarity_scaling",
                                                      "similarity_cache_mb", "loss"),
-                       defaults={"max_depth": 2}),
+                       defaults={name: "auto" for name in _rebel_auto()}, auto=_rebel_auto()),
     "squared_error": Estimator("BoostingRegressor",
                                ("n_estimators", "learning_rate", "max_depth", "min_samples_leaf", "n_bins", "subsample",
                                 "feature_fraction", "early_stopping", "validation_fraction", "n_iter_no_change", "tol",
@@ -170,8 +209,18 @@ def _constraints(param):
 def constraints_for(estimator):
     """The ``_parameter_constraints`` of the estimator keyed ``estimator``."""
     entry = ESTIMATORS[estimator]
-    return {name: [StrOptions(set(entry.choices[name]))] if name in entry.choices else _constraints(PARAMS[name])
-            for name in entry.params}
+    out = {name: [StrOptions(set(entry.choices[name]))] if name in entry.choices else _constraints(PARAMS[name])
+           for name in entry.params}
+    for name in entry.auto:
+        out[name] = [*out[name], StrOptions({"auto"})]
+    return out
+
+
+def value_of(estimator, instance, name):
+    """Parameter ``name`` of ``instance`` as its fit uses it: "auto" resolved by the estimator's rule."""
+    value = getattr(instance, name)
+    rule = ESTIMATORS[estimator].auto.get(name)
+    return rule(instance) if rule is not None and isinstance(value, str) and value == "auto" else value
 
 
 def core_arguments(estimator, instance):
@@ -181,7 +230,7 @@ def core_arguments(estimator, instance):
         param = PARAMS[name]
         if param.core is None:
             continue
-        value = getattr(instance, name)
+        value = value_of(estimator, instance, name)
         if param.to_core:
             out[param.core] = param.to_core(value)
         elif param.core in CORE_BOUNDS:

@@ -121,7 +121,8 @@ class AdaBoostClassifier(BinaryBoostingClassifier):
     evals_result_ : dict
         ``{set name: {scoring: array}}``, entry ``k - 1`` is the metric of the first ``k`` trees.
     best_iteration_ : int or None
-        Number of trees with the lowest metric on the first eval set (``argmin + 1``); None without one.
+        Number of trees with the lowest metric on the first eval set (``argmin + 1``; for "error" and
+        "expected_cost" the last of equal minima); None without one.
     """
 
     _loss = "adaboost"

@@ -39,6 +39,7 @@ def _demo(args):
     from sklearn.model_selection import train_test_split
 
     from rebelboost import AdaBoostClassifier, REBELClassifier
+    from rebelboost._params import value_of
 
     given = {k: v for k, v in (("n_estimators", args.n_estimators), ("max_depth", args.max_depth)) if v is not None}
     if args.dataset == "breast_cancer":  # binary: AdaBoost
@@ -53,13 +54,14 @@ def _demo(args):
     elapsed = time.perf_counter() - start
     print(f"dataset: {args.dataset} ({X_train.shape[0]} train / {X_test.shape[0]} test rows, {X.shape[1]} features, "
           f"{len(clf.classes_)} classes)")
-    print(f"rebelboost {name}, {clf.n_estimators_} trees of depth {clf.max_depth}: fit {elapsed * 1e3:.1f} ms, "
+    depth = value_of(clf._loss, clf, "max_depth")
+    print(f"rebelboost {name}, {clf.n_estimators_} trees of depth {depth}: fit {elapsed * 1e3:.1f} ms, "
           f"test accuracy {clf.score(X_test, y_test):.4f}")
     if args.compare:
         from sklearn.ensemble import AdaBoostClassifier as SkAdaBoost
         from sklearn.tree import DecisionTreeClassifier
 
-        sk = SkAdaBoost(DecisionTreeClassifier(max_depth=clf.max_depth), n_estimators=clf.n_estimators)
+        sk = SkAdaBoost(DecisionTreeClassifier(max_depth=depth), n_estimators=value_of(clf._loss, clf, "n_estimators"))
         start = time.perf_counter()
         sk.fit(X_train, y_train)
         sk_elapsed = time.perf_counter() - start

@@ -107,8 +107,9 @@ def _fit_part(rank, fit, addresses, X_blocks, y_blocks, w_blocks, offsets, spec,
     if eval_blocks:
         eval_set = [tuple(_concat(p, None) if p is not None else None for p in parts) for parts in eval_blocks]
         evals = check_eval_sets(local, eval_set, local.classes_, X.dtype, spec["class_weights"])
-    monitor = TrainingMonitor(local, len(local.classes_), evals, local.scoring, local.early_stopping,
-                              local.n_iter_no_change, local.tol, 0, None)
+    stopping = local._stopping()
+    monitor = TrainingMonitor(local, len(local.classes_), evals, stopping["scoring"], stopping["early_stopping"],
+                              stopping["n_iter_no_change"], local.tol, 0, None)
     reducer = PeerReducer(fit, rank, addresses, spec["timeout"])
     core = dict(spec["core"])
     if local.n_jobs is None:  # the worker's threads, not the client machine's cores
@@ -133,7 +134,7 @@ def _fit_part(rank, fit, addresses, X_blocks, y_blocks, w_blocks, offsets, spec,
     return {"stats": stats, "model": model.to_bytes(), "history": history, "stop_reason": stop_reason,
             "stop_message": stop_message, "stages": stages, "scoring": monitor.scoring,
             "evals": {name: list(values) for name, values in monitor.history.items()},
-            "best_iteration": monitor.best_iteration}
+            "best_iteration": monitor.best_iteration, "early_stopping": monitor.early_stopping}
 
 
 # ---- inputs --------------------------------------------------------------------------------------
@@ -263,7 +264,7 @@ class _DaskMixin:
         if local.weight_trim < 1.0:
             raise ValueError("weight_trim < 1 is not distributed (it needs a global weight quantile every "
                              "iteration); use subsample or feature_fraction")
-        if local.early_stopping and not eval_set:
+        if local._stopping()["early_stopping"] and not eval_set:
             raise ValueError("early_stopping=True needs an eval_set on Dask (carving a validation split would "
                              "move training rows between workers)")
 
@@ -430,6 +431,7 @@ class _DaskMixin:
             scoring = result["scoring"]
             history = result["evals"]
             best_iteration = result["best_iteration"]
+            early_stopping = result["early_stopping"]
 
         self._record_fit(result["history"], result["stop_reason"], _Record, result["stages"])
         self.fit_info_["dask"] = stats

@@ -68,9 +68,22 @@ class REBELClassifier(BaseBoostingClassifier):
 
     Parameters
     ----------
-    n_estimators : int, default=200
-    max_depth : int, default=2
-        Depth of every tree (1 to 8).
+    n_estimators : int or "auto", default="auto"
+        "auto": 200 for trees; for similarities and hybrids ``SIMILARITY_MAX_ESTIMATORS`` (10 000), a cap
+        that early stopping normally ends well before.
+    early_stopping, n_iter_no_change, validation_fraction, scoring : default="auto"
+        As in :class:`rebelboost.AdaBoostClassifier`. "auto": for trees ``False``, 10, 0.1 and "loss"; for
+        similarities and hybrids with ``n_estimators="auto"``, early stopping on the first ``eval_set``, else
+        on a ``SIMILARITY_VALIDATION_FRACTION`` (25 %) split carved from X, with a patience of
+        ``SIMILARITY_PATIENCE`` (500) learners, as their validation curves fall slowly; with a number of
+        learners given, no early stopping. Similarities watch the validation log loss
+        (``SIMILARITY_SCORING``), hybrids the validation error (``HYBRID_SCORING``; the latest of equal
+        errors is kept). Why: docs/guide/similarity.md
+        "Defaults"; the rules are the parameter table's (``rebelboost._params``). Pass
+        ``early_stopping=False`` to train on every row.
+    max_depth : int or "auto", default="auto"
+        Depth of every tree (1 to 8). "auto": 2, and 1 for hybrids (``HYBRID_MAX_DEPTH``: stumps let
+        similarities win iterations).
     weak_learner : {"tree", "similarity", "hybrid"}, default="tree"
         Similarities (and hybrids) allow at most 1 024 classes (``MAX_SIMILARITY_CLASSES``; trees 4 096):
         their class binarization solves a K x K eigenproblem every iteration. "hybrid": each iteration fits
@@ -123,8 +136,8 @@ class REBELClassifier(BaseBoostingClassifier):
 
     def __init__(
         self,
-        n_estimators: int = 200,
-        max_depth: int = 2,
+        n_estimators: int | Literal["auto"] = "auto",
+        max_depth: int | Literal["auto"] = "auto",
         cost_matrix: ArrayLike | Mapping[tuple[Any, Any], float] | None = None,
         n_bins: int = 256,
         learning_rate: float = 1.0,
@@ -135,11 +148,11 @@ class REBELClassifier(BaseBoostingClassifier):
         weight_trim: float = 1.0,
         subsample: float = 1.0,
         feature_fraction: float = 1.0,
-        early_stopping: bool = False,
-        validation_fraction: float = 0.1,
-        n_iter_no_change: int = 10,
+        early_stopping: bool | Literal["auto"] = "auto",
+        validation_fraction: float | Literal["auto"] = "auto",
+        n_iter_no_change: int | Literal["auto"] = "auto",
         tol: float = 1e-7,
-        scoring: str = "loss",
+        scoring: str = "auto",
         warm_start: bool = False,
         callbacks: list[Callback] | None = None,
         class_weight: Mapping[Any, float] | Literal["balanced"] | None = None,

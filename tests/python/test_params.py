@@ -12,7 +12,10 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 import rebelboost
 from rebelboost import _core
-from rebelboost._params import CORE_BOUNDS, CORE_DEFAULTS, ESTIMATORS, PARAMS, default_of
+from rebelboost._params import (CORE_BOUNDS, CORE_DEFAULTS, ESTIMATORS, HYBRID_MAX_DEPTH, HYBRID_SCORING, PARAMS,
+                                SIMILARITY_MAX_ESTIMATORS, SIMILARITY_PATIENCE, SIMILARITY_SCORING,
+                                SIMILARITY_VALIDATION_FRACTION,
+                                default_of, value_of)
 from rebelboost.cli import _TRAIN_ESTIMATORS, build_parser, main
 
 KEYS = sorted(ESTIMATORS)
@@ -45,11 +48,62 @@ def test_each_core_default_is_the_estimators_unless_the_table_overrides_it(key):
         if core is None:
             continue
         checked += 1
-        if name in overridden:
+        if name in ESTIMATORS[key].auto:  # resolved by the table's rule: test_rebels_auto_follows_the_weak_learner
+            assert arguments[core] == value_of(key, instance, name), name
+        elif name in overridden:
             assert arguments[core] != CORE_DEFAULTS[core], f"{name}: an override equal to the core's default"
         else:
             assert arguments[core] == CORE_DEFAULTS[core], name
     assert checked >= 7  # the regressor has 7 parameters the core reads, the classifiers more
+
+
+_STOPPING = ("n_estimators", "early_stopping", "n_iter_no_change", "validation_fraction", "scoring")
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_auto_is_a_value_exactly_where_the_table_has_its_rule(key):
+    cls = getattr(rebelboost, ESTIMATORS[key].class_name)
+    for name in ESTIMATORS[key].params:
+        takes_auto = any(isinstance(c, StrOptions) and "auto" in c.options for c in cls._parameter_constraints[name])
+        assert takes_auto == (name in ESTIMATORS[key].auto or name == "quick"), name  # quick's "auto" is a mode
+
+
+@pytest.mark.parametrize("learner", ["tree", "similarity", "hybrid"])
+def test_rebels_auto_follows_the_weak_learner(learner):
+    default = rebelboost.REBELClassifier(weak_learner=learner)
+    resolved = {name: value_of("rebel", default, name) for name in _STOPPING}
+    if learner == "tree":  # trees keep what every other estimator has, and depth 2
+        assert resolved == {name: default_of("adaboost", name) for name in _STOPPING}
+        assert default._core_params()["max_depth"] == 2
+    else:
+        assert resolved == {"n_estimators": SIMILARITY_MAX_ESTIMATORS, "early_stopping": True,
+                            "n_iter_no_change": SIMILARITY_PATIENCE,
+                            "validation_fraction": SIMILARITY_VALIDATION_FRACTION,
+                            "scoring": HYBRID_SCORING if learner == "hybrid" else SIMILARITY_SCORING}
+        assert default._core_params()["max_depth"] == (HYBRID_MAX_DEPTH if learner == "hybrid" else 2)
+    # A number of learners the user chose is trained in full; explicit values are kept as they are.
+    given = rebelboost.REBELClassifier(weak_learner=learner, n_estimators=7, n_iter_no_change=3,
+                                       validation_fraction=0.4, scoring="log_loss", max_depth=3)
+    assert [value_of("rebel", given, name) for name in _STOPPING] == [7, False, 3, 0.4, "log_loss"]
+    assert given._core_params()["max_depth"] == 3
+    assert value_of("rebel", rebelboost.REBELClassifier(weak_learner=learner, early_stopping=True),
+                    "early_stopping") is True
+
+
+def test_a_default_similarity_fit_stops_early_on_a_carved_quarter():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(120, 3))
+    y = (X[:, 0] + 0.8 * rng.normal(size=120) > 0).astype(int)  # noisy: the validation loss turns up
+    clf = rebelboost.REBELClassifier(weak_learner="similarity", random_state=0).fit(X, y)
+    assert clf.fit_info_["stop_reason"] == "callback"  # the monitor's patience, before the 10 000 cap
+    iterations = clf.fit_info_["n_iterations"]
+    assert iterations == clf.best_iteration_ + SIMILARITY_PATIENCE and clf.n_estimators_ == clf.best_iteration_
+    assert len(clf.fit_info_["train_loss"]) == iterations
+    # Trained on 3/4 of the rows: the same learners as an explicit fit on the same carved split.
+    explicit = rebelboost.REBELClassifier(weak_learner="similarity", random_state=0, n_estimators=iterations,
+                                          early_stopping=True, validation_fraction=0.25,
+                                          n_iter_no_change=iterations).fit(X, y)
+    np.testing.assert_array_equal(explicit.fit_info_["train_loss"], clf.fit_info_["train_loss"])
 
 
 def _edges(constraint):
@@ -67,7 +121,8 @@ def test_each_numeric_constraint_is_the_cores_bound(key):
         core = PARAMS[name].core
         if core not in CORE_BOUNDS or PARAMS[name].to_core is not None:
             continue  # codes for named choices: test_coded_choices_fill_the_cores_bound
-        (constraint,) = cls._parameter_constraints[name]
+        constraint, *auto = cls._parameter_constraints[name]
+        assert [a.options for a in auto] == ([{"auto"}] if name in ESTIMATORS[key].auto else []), name
         low, high, low_open, high_open, integral = CORE_BOUNDS[core]
         assert isinstance(constraint, Interval), name
         assert _edges(constraint) == (low, high, closed[(low_open, high_open)]), name
@@ -139,7 +194,7 @@ def test_cli_train_help_shows_each_estimators_default():
             if key in _TRAIN_ESTIMATORS and name in entry.params:
                 assert f"{default_of(key, name)!r} (" in action.help and entry.class_name in action.help, name
     help_text = _train_option("max_depth").help
-    assert "1 (AdaBoostClassifier, VEBBoostClassifier)" in help_text and "2 (REBELClassifier)" in help_text
+    assert "1 (AdaBoostClassifier, VEBBoostClassifier)" in help_text and "'auto' (REBELClassifier)" in help_text
 
 
 @pytest.mark.parametrize("loss, classes", [("adaboost", 2), ("veb", 2), ("rebel", 3), ("auto", 3)])

@@ -209,7 +209,7 @@ def test_warm_start_equals_training_at_once_and_truncate_keeps_the_prefix(fitted
 def test_eval_set_and_early_stopping(fitted):
     clf, X, y = fitted
     watched = similarity(n_estimators=60).fit(X[:160], y[:160], eval_set=[(X[160:], y[160:])])
-    loss = watched.evals_result_["valid_0"]["loss"]
+    loss = watched.evals_result_["valid_0"]["log_loss"]  # scoring="auto": similarities watch the log loss
     assert len(loss) == 60 and np.all(np.isfinite(loss))
     stopped = similarity(n_estimators=300, early_stopping=True, n_iter_no_change=5).fit(X, y)
     assert stopped.best_iteration_ is not None and stopped.n_estimators_ == stopped.best_iteration_

@@ -42,6 +42,27 @@ Eigen::VectorXd edges(const double* signed_weights, std::size_t n, std::size_t K
   return r;
 }
 
+// similarity::two_point on rows [0, rows) of two distance columns, written without branches so that the
+// compiler vectorises it: the same operations in the same order, so the same bits (a row where two_point
+// returns its 0 for an infinite distance or denominator gets 0 here too). This file is compiled with
+// -fno-trapping-math (cpp/CMakeLists.txt), without which the comparisons keep the loop scalar.
+void two_point_column(double q, const double* d_i, const double* d_j, std::size_t rows, double* out) {
+  const double scale = similarity::kTwoPointScale * q;
+  const double q4q = 4.0 * q * q;
+  for (std::size_t r = 0; r < rows; ++r) {
+    const double a = d_i[r], b = d_j[r];
+    const double along = 0.25 * (b - a);
+    const double half_sum = 0.5 * (a + b) - q;
+    const double m2 = 0.0 < half_sum ? half_sum : 0.0;  // std::max(0.0, half_sum)
+    const double denominator = q4q + m2 * m2;
+    double f = scale * (along / denominator);
+    f = f < -1.0 ? -1.0 : f;  // std::clamp(f, -1.0, 1.0)
+    f = 1.0 < f ? 1.0 : f;
+    const bool finite = (a < HUGE_VAL) & (b < HUGE_VAL) & (denominator < HUGE_VAL) & (denominator > 0.0);
+    out[r] = finite ? f : 0.0;
+  }
+}
+
 Eigen::VectorXd absolute_totals(const double* signed_weights, std::size_t n, std::size_t K) {
   Eigen::VectorXd total = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(K));
   for (std::size_t m = 0; m < n; ++m)
@@ -100,7 +121,7 @@ SimilaritySelector::SimilaritySelector(const PointSet& points, std::size_t K, co
                                        int n_threads)
     : points_(points), K_(K), params_(params), n_threads_(n_threads), cache_(points, params.distance_cache_mb),
       f_(points.size()), d_i_(points.size()),
-      batch_f_(points.size() * kBatch), batch_edges_(K * kBatch), removed_(points.size()) {}
+      batch_edges_(K * kBatch), remover_(points.size()), removed_(points.size()) {}
 
 void SimilaritySelector::consider(SimilaritySelection& selection, const double* signed_weights,
                                   Similarity::Kind kind, std::uint32_t i, std::uint32_t j, double tau) {
@@ -159,28 +180,33 @@ void SimilaritySelector::visit_two_point(SimilaritySelection& selection, const d
       if (!removed_[order_[next]]) batch.push_back(order_[next]);
     if (batch.empty() || (stop_ != nullptr && stop_->load(std::memory_order_relaxed))) return;
     measure(signed_weights, i, batch);
+    std::uint32_t visited = 0;  // bit b: batch[b] was visited, so the points it removes are removed
     for (std::size_t b = 0; b < batch.size(); ++b) {
       const std::uint32_t j = batch[b];
-      if (removed_[j]) continue;  // an earlier candidate of this batch removed it
+      if ((remover_[j] & visited) != 0) continue;  // an earlier candidate of this batch removed it
       if (params_.max_candidates > 0 && selection.candidates >= params_.max_candidates) return;
       ++selection.candidates;
-      const double* f = &batch_f_[b * n];
+      visited |= std::uint32_t{1} << b;
       const double score = bound_from_edges(total.data(), &batch_edges_[b * K_], K_);
       if (score < selection.best.score) {
-        selection.best = {Similarity::Kind::kTwoPoint, i, j, 0.0, score, std::vector<double>(f, f + n)};
+        selection.best = {Similarity::Kind::kTwoPoint, i, j, 0.0, score, std::vector<double>(n)};
+        two_point_column(batch_q_[b], d_i_.data(), batch_d_j_[b], n, selection.best.outputs.data());
       }
-      const double similar_enough = 0.5 * f[j];  // footnote 3: f_ij(x_n) <= f_ij(x_j) / 2
-      for (std::size_t m = 0; m < n; ++m)
-        if (f[m] <= similar_enough) removed_[m] = 1;
     }
+    for (std::size_t m = 0; m < n; ++m) removed_[m] |= static_cast<std::uint8_t>((remover_[m] & visited) != 0);
   }
 }
 
 void SimilaritySelector::measure(const double* signed_weights, std::uint32_t i, const std::vector<std::uint32_t>& batch) {
   const std::size_t n = points_.size(), count = batch.size();
-  const std::vector<const double*>& d_j = cache_.columns(batch.data(), count);
-  std::vector<double> q(count);
-  for (std::size_t b = 0; b < count; ++b) q[b] = 0.25 * points_.exact_squared_distance(i, batch[b]);
+  batch_d_j_ = cache_.columns(batch.data(), count);  // valid until the next batch
+  batch_q_.resize(count);
+  std::vector<double> half_f_j(count);  // footnote 3: x_j removes the points with f_ij(x_n) <= f_ij(x_j) / 2
+  for (std::size_t b = 0; b < count; ++b) {
+    batch_q_[b] = 0.25 * points_.exact_squared_distance(i, batch[b]);
+    two_point_column(batch_q_[b], &d_i_[batch[b]], batch_d_j_[b] + batch[b], 1, &half_f_j[b]);
+    half_f_j[b] *= 0.5;
+  }
   const std::ptrdiff_t n_blocks = points_.n_blocks();
   const std::size_t block_rows = points_.block_rows();
   std::vector<Eigen::MatrixXd> partial(static_cast<std::size_t>(n_blocks));
@@ -192,16 +218,22 @@ void SimilaritySelector::measure(const double* signed_weights, std::uint32_t i, 
   util::parallel_for(n_blocks, util::threads_for(work, n_threads_), [&](std::ptrdiff_t blk) {
     const std::size_t begin = static_cast<std::size_t>(blk) * block_rows, end = std::min(n, begin + block_rows);
     const std::size_t rows = end - begin;
-    Eigen::MatrixXd g(static_cast<Eigen::Index>(rows), static_cast<Eigen::Index>(count));  // f or sign(f)
-    for (std::size_t b = 0; b < count; ++b)
-      for (std::size_t r = 0; r < rows; ++r) {
-        const double f = similarity::two_point(q[b], d_i_[begin + r], d_j[b][begin + r]);
-        batch_f_[b * n + begin + r] = f;
-        g(static_cast<Eigen::Index>(r), static_cast<Eigen::Index>(b)) = sign ? (f >= 0.0 ? 1.0 : -1.0) : f;
-      }
+    Eigen::MatrixXd f(static_cast<Eigen::Index>(rows), static_cast<Eigen::Index>(count));  // this block's outputs
+    std::uint32_t* remover = &remover_[begin];
+    std::fill(remover, remover + rows, 0U);
+    for (std::size_t b = 0; b < count; ++b) {
+      double* column = f.col(static_cast<Eigen::Index>(b)).data();
+      two_point_column(batch_q_[b], &d_i_[begin], batch_d_j_[b] + begin, rows, column);
+      const double limit = half_f_j[b];
+      const std::uint32_t bit = std::uint32_t{1} << b;
+      for (std::size_t r = 0; r < rows; ++r) remover[r] |= column[r] <= limit ? bit : 0U;
+    }
     const Eigen::Map<const RowMatrix> S(signed_weights + begin * K_, static_cast<Eigen::Index>(rows),
                                         static_cast<Eigen::Index>(K_));
-    partial[static_cast<std::size_t>(blk)] = S.transpose() * g;  // K x count
+    if (sign)
+      partial[static_cast<std::size_t>(blk)] = S.transpose() * f.unaryExpr([](double v) { return v >= 0.0 ? 1.0 : -1.0; });
+    else
+      partial[static_cast<std::size_t>(blk)] = S.transpose() * f;  // K x count
   });
   Eigen::Map<Eigen::MatrixXd> edges_out(batch_edges_.data(), static_cast<Eigen::Index>(K_), static_cast<Eigen::Index>(count));
   edges_out.setZero();

@@ -12,9 +12,10 @@
 // columns are kept across iterations in a DistanceCache (params.distance_cache_mb), so a candidate whose
 // column is stored costs O(N K) only. Candidates are measured kBatch at a time (the next kBatch not yet
 // removed, in order): their columns come from the cache, then one pass over fixed row blocks computes
-// their outputs and edges with Eigen products; they are then
-// visited in order, and one that an earlier candidate of its batch removed is skipped unvisited, so the
-// candidates visited are those of the one-at-a-time procedure.
+// their outputs (held one block at a time, in cache), their edges with Eigen products and, per point, a
+// mask of the candidates that would remove it; they are then visited in order, one that an earlier visited
+// candidate of its batch removed is skipped unvisited, and the points the visited ones remove are removed
+// in one pass per batch. The candidates visited are those of the one-at-a-time procedure.
 #pragma once
 
 #include <atomic>
@@ -59,7 +60,7 @@ std::size_t best_isolated_point(const PointSet& points, const double* signed_wei
 // across calls; not thread-safe itself, and its result does not depend on n_threads.
 class SimilaritySelector {
  public:
-  static constexpr std::size_t kBatch = 32;  // candidates measured per pass
+  static constexpr std::size_t kBatch = 32;  // candidates measured per pass (the bits of a remover_ mask)
 
   SimilaritySelector(const PointSet& points, std::size_t K, const SimilarityParams& params, int n_threads);
 
@@ -78,8 +79,9 @@ class SimilaritySelector {
   // Steps 4-6 for the point i (its distances in d_i_, other-class points in order_).
   void visit_two_point(SimilaritySelection& selection, const double* signed_weights, std::uint32_t i);
 
-  // Outputs of the two-point learners (i, batch[b]) on every point into batch_f_ (column b, N each) and
-  // their edges r = S^T f (or sign(f)) into batch_edges_ (column b, K each).
+  // The edges r = S^T f (or sign(f)) of the two-point learners (i, batch[b]) into batch_edges_ (column b,
+  // K each), and for every point the candidates of the batch that would remove it (bit b of remover_);
+  // the outputs themselves live one block of rows at a time, and the chosen learner's are recomputed.
   void measure(const double* signed_weights, std::uint32_t i, const std::vector<std::uint32_t>& batch);
 
   const PointSet& points_;
@@ -91,8 +93,10 @@ class SimilaritySelector {
   std::vector<double> f_;                 // outputs of the homogeneous and one-point candidates
   std::vector<double> d_i_;               // squared distances to x_i
   std::vector<double> totals_;            // S_k = sum_n |s_nk|
-  std::vector<double> batch_f_;           // N x kBatch outputs, column-major
+  std::vector<double> batch_q_;                // q of each candidate of the batch
+  std::vector<const double*> batch_d_j_;      // its distance column
   std::vector<double> batch_edges_;       // K x kBatch edges, column-major
+  std::vector<std::uint32_t> remover_;    // bit b: candidate b of the batch removes the point (footnote 3)
   std::vector<std::uint32_t> order_;      // other-class points by distance to x_i
   std::vector<std::uint8_t> removed_;
 };

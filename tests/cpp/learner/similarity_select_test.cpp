@@ -175,6 +175,29 @@ TEST(SimilaritySelect, StepsZeroToSixEqualADirectImplementation) {
   EXPECT_GT(two_point_wins, 0);  // the comparison exercised the two-point path
 }
 
+TEST(SimilaritySelect, EqualsADirectImplementationOverSeveralRowBlocksAndBatches) {
+  // Row blocks of 327 points at d = 100: the removal masks of a batch are filled block by block, and the
+  // points a visited candidate removes are removed once per batch of kBatch candidates.
+  for (std::uint64_t seed = 1; seed <= 2; ++seed) {
+    const std::size_t n = 700, K = 3 + seed, d = 100;
+    const auto x = random_points(n, d, seed + 20);
+    const auto s = banded_weights(x, n, d, K, seed + 70, true);
+    const PointSet points(x, n, d, 2);
+    ASSERT_GE(points.n_blocks(), 3);
+    SimilarityParams params;
+    SimilaritySelector selector(points, K, params, 2);
+    const SimilaritySelection got = selector.select(s.data());
+    int candidates = 0;
+    const SimilarityCandidate want = reference_select(x, n, d, K, s, params.tau_ratio, &candidates);
+    EXPECT_GT(candidates, static_cast<int>(SimilaritySelector::kBatch)) << "seed " << seed;
+    EXPECT_EQ(got.candidates, candidates);
+    EXPECT_EQ(got.best.kind, want.kind);
+    EXPECT_EQ(got.best.i, want.i);
+    EXPECT_EQ(got.best.j, want.j);
+    for (std::size_t m = 0; m < n; ++m) ASSERT_NEAR(got.best.outputs[m], want.outputs[m], 1e-12);
+  }
+}
+
 TEST(SimilaritySelect, MaxCandidatesStopsTheLoop) {
   const std::size_t n = 200, K = 3, d = 2;
   const auto x = random_points(n, d, 3);

@@ -1,0 +1,253 @@
+"""Issue 22's acceptance protocol: the hybrid weak learner against trees and similarities, the default
+stopping rule of similarities and hybrids, and the best standard method.
+
+Per data set, random stratified 50/25/25 splits (train / validation / test); every choice, the number of
+learners included, is made on the validation quarter and the test quarter is scored once:
+  trees           REBEL trees, depth {1, 2, 3}, up to --tree-learners trees
+  similarity      similarity_scaling {feature, global}, up to --max-learners learners
+  hybrid          max_depth {1, 2} x similarity_scaling {feature, global}, up to --max-learners learners
+  similarity/hybrid default
+                  REBELClassifier(weak_learner=...) with every parameter at its default (early stopping on a
+                  split it carves from the training half itself; docs/guide/similarity.md "Defaults"),
+                  fitted on the training half
+  LightGBM tuned  num_leaves {7, 15, 31} x learning_rate {0.03, 0.1, 0.3}, up to 1 000 trees, early stopping
+                  on validation
+  RBF SVM         standardised features, C {0.1, 1, 10, 100, 1000} x gamma {0.01, 0.03, 0.1, 0.3, 1, 3} / d
+  MLP             standardised features, one hidden layer of 4 d or 4 K units (max 400), the better
+  k-NN            standardised features, k {1, 3, 5, 9, 15}
+The stage of every REBEL model is picked from its validation error after each learner (an eval_set scored
+with "error"). Data sets: wine, breast cancer, digits (scikit-learn), Fashion-MNIST 10k (Debian's
+dataset-fashion-mnist, 10 000 random training images), Sonar, Ionosphere and PimaIndiansDiabetes (Debian's
+r-cran-mlbench, read with Rscript), and Vehicle (r-cran-mlbench) for the analysis of point 4.
+
+    OMP_WAIT_POLICY=passive nice -n 5 python bench/hybrid.py --quick
+    OMP_WAIT_POLICY=passive nice -n 5 python bench/hybrid.py --datasets wine sonar --splits 5 --resume
+
+Results are cached per data set, split and method in bench/results/hybrid.json (``--resume`` skips what is
+there), and summarised in bench/results/hybrid.md with the acceptance checks of issue 22.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+import warnings
+
+import numpy as np
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.neighbors import KNeighborsClassifier
+from sklearn.neural_network import MLPClassifier
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.svm import SVC
+
+from rebelboost import REBELClassifier
+
+BENCH = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, BENCH)
+sys.path.insert(0, os.path.join(BENCH, "peers"))
+sys.path.insert(0, os.path.join(BENCH, "experiments"))
+import harness  # noqa: E402
+import similarity_benchmark  # noqa: E402  (its loaders of the scikit-learn and Fashion-MNIST sets, its split)
+from similarity_benchmark import split  # noqa: E402
+
+N_JOBS = 2
+MLBENCH = "/usr/lib/R/site-library/mlbench/data"
+CACHE = os.path.join(os.path.expanduser("~"), ".cache", "rebelboost-bench")
+MLBENCH_SETS = {"sonar": "Sonar", "ionosphere": "Ionosphere", "pima": "PimaIndiansDiabetes", "vehicle": "Vehicle"}
+ALL_SETS = ["wine", "breast_cancer", "digits", "fmnist10k", "sonar", "ionosphere", "pima"]
+
+
+def mlbench(name):
+    """An r-cran-mlbench data set as (X, y): numeric columns (factors as their codes), the last column the
+    class; Ionosphere's constant second column is dropped by nothing (the learners ignore it)."""
+    os.makedirs(CACHE, exist_ok=True)
+    csv = os.path.join(CACHE, f"{name}.csv")
+    if not os.path.exists(csv):
+        script = (f"load('{MLBENCH}/{name}.rda'); d <- get('{name}'); "
+                  "d[] <- lapply(d, function(c) if (is.factor(c)) as.numeric(c) else c); "
+                  f"write.csv(d, '{csv}', row.names = FALSE)")
+        subprocess.run(["Rscript", "-e", script], check=True, capture_output=True)
+    table = np.genfromtxt(csv, delimiter=",", skip_header=1)
+    table = table[~np.isnan(table).any(axis=1)]
+    return table[:, :-1], table[:, -1].astype(int)
+
+
+def load(name):
+    if name in MLBENCH_SETS:
+        return mlbench(MLBENCH_SETS[name])
+    return similarity_benchmark.load(name)  # wine, breast_cancer, digits, fmnist10k
+
+
+def error(model, X, y, **kw):
+    return float(np.mean(model.predict(X, **kw) != y))
+
+
+def rebel_on_validation(d, options, make):
+    """Fits make(option) for each option watching the validation error; returns the option and stage with the
+    lowest validation error (the first on ties), its test error, and the seconds of the chosen and all fits."""
+    Xtr, ytr, Xva, yva, Xte, yte = d
+    best, total = None, 0.0
+    for option in options:
+        start = time.perf_counter()
+        clf = make(option).set_params(scoring="error").fit(Xtr, ytr, eval_set=[(Xva, yva)])
+        seconds = time.perf_counter() - start
+        total += seconds
+        val = np.asarray(clf.evals_result_["valid_0"]["error"])
+        T = int(np.argmin(val)) + 1
+        if best is None or val[T - 1] < best[0]:
+            best = (val[T - 1], option, T, clf, seconds)
+    val, option, T, clf, seconds = best
+    result = {"error": error(clf, Xte, yte, n_iter=T), "validation_error": float(val), "choice": f"{option}, T={T}",
+              "fit_seconds": seconds, "tuning_seconds": total, "n_learners": T}
+    if clf.weak_learner == "hybrid":
+        result["similarity_share"] = float(np.mean(clf.fit_info_["learner"][:T]))
+    return result
+
+
+def rebel_methods(d, tree_learners, max_learners):
+    def make(**kw):
+        return REBELClassifier(n_jobs=N_JOBS, early_stopping=False, **kw)
+
+    return {
+        "trees": lambda: rebel_on_validation(d, (1, 2, 3), lambda depth: make(
+            max_depth=depth, n_estimators=tree_learners)),
+        "similarity": lambda: rebel_on_validation(d, ("feature", "global"), lambda scaling: make(
+            weak_learner="similarity", similarity_scaling=scaling, n_estimators=max_learners)),
+        "hybrid": lambda: rebel_on_validation(d, [(depth, scaling) for depth in (1, 2) for scaling in ("feature", "global")],
+                                              lambda o: make(weak_learner="hybrid", max_depth=o[0], similarity_scaling=o[1],
+                                                             n_estimators=max_learners)),
+        "similarity default": lambda: default_fit(d, "similarity"),
+        "hybrid default": lambda: default_fit(d, "hybrid"),
+    }
+
+
+def default_fit(d, learner):
+    Xtr, ytr, _, _, Xte, yte = d
+    start = time.perf_counter()
+    clf = REBELClassifier(weak_learner=learner, n_jobs=N_JOBS).fit(Xtr, ytr)
+    return {"error": error(clf, Xte, yte), "fit_seconds": time.perf_counter() - start,
+            "choice": f"T={clf.n_estimators_} of {clf.fit_info_['n_iterations']} ({clf.fit_info_['stop_reason']})",
+            "n_learners": int(clf.n_estimators_)}
+
+
+def sklearn_on_validation(d, options, make):
+    Xtr, ytr, Xva, yva, Xte, yte = d
+    best, total = None, 0.0
+    for option in options:
+        start = time.perf_counter()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            model = make(option).fit(Xtr, ytr)
+        total += time.perf_counter() - start
+        val = error(model, Xva, yva)
+        if best is None or val < best[0]:
+            best = (val, option, model)
+    return {"error": error(best[2], Xte, yte), "validation_error": best[0], "choice": str(best[1]),
+            "tuning_seconds": total}
+
+
+def lightgbm_tuned(d):
+    import lightgbm as lgb
+
+    Xtr, ytr, Xva, yva, Xte, yte = d
+    best = None
+    for leaves in (7, 15, 31):
+        for rate in (0.03, 0.1, 0.3):
+            model = lgb.LGBMClassifier(n_estimators=1000, num_leaves=leaves, learning_rate=rate, min_child_samples=3,
+                                       n_jobs=N_JOBS, verbose=-1)
+            model.fit(Xtr, ytr, eval_set=[(Xva, yva)], callbacks=[lgb.early_stopping(50, verbose=False)])
+            val = error(model, Xva, yva)
+            if best is None or val < best[0]:
+                best = (val, (leaves, rate, model.best_iteration_), model)
+    return {"error": error(best[2], Xte, yte), "validation_error": best[0], "choice": str(best[1])}
+
+
+def standard_methods(d):
+    n_features, n_classes = d[0].shape[1], len(np.unique(d[1]))
+    scaled = lambda model: make_pipeline(StandardScaler(), model)  # noqa: E731
+    return {
+        "LightGBM tuned": lambda: lightgbm_tuned(d),
+        "RBF SVM": lambda: sklearn_on_validation(d, [(C, g) for C in (0.1, 1, 10, 100, 1000) for g in (0.01, 0.03, 0.1, 0.3, 1, 3)],
+                                                 lambda o: scaled(SVC(C=o[0], gamma=o[1] / n_features))),
+        "MLP": lambda: sklearn_on_validation(d, sorted({min(400, 4 * n_features), min(400, 4 * n_classes)}),
+                                             lambda h: scaled(MLPClassifier((h,), max_iter=2000, random_state=0))),
+        "k-NN": lambda: sklearn_on_validation(d, (1, 3, 5, 9, 15), lambda k: scaled(KNeighborsClassifier(k))),
+    }
+
+
+def summarise(results, datasets):
+    """Mean test error (%) per data set and method, and issue 22's acceptance checks on what ran."""
+    lines, rows, checks = [], [], {"hybrid_close": 0, "hybrid_best": 0, "default_close": [], "standard_close": 0,
+                                   "standard_lowest": 0, "sets": 0}
+    standard = ("LightGBM tuned", "RBF SVM", "MLP", "k-NN")
+    for name in datasets:
+        per = results.get(name, {})
+        methods = sorted({m for split in per.values() for m in split})
+        mean = {m: 100 * float(np.mean([s[m]["error"] for s in per.values() if m in s])) for m in methods}
+        count = {m: sum(1 for s in per.values() if m in s) for m in methods}
+        rows.append({"set": name, **{m: f"{mean[m]:.2f} ({count[m]})" for m in methods}})
+        if not all(m in mean for m in ("trees", "similarity", "hybrid")):
+            continue
+        checks["sets"] += 1
+        better = min(mean["trees"], mean["similarity"])
+        checks["hybrid_close"] += mean["hybrid"] <= better + 0.3
+        checks["hybrid_best"] += mean["hybrid"] < better
+        for learner in ("similarity", "hybrid"):
+            if f"{learner} default" in mean:
+                checks["default_close"].append(f"{name} {learner}: {mean[f'{learner} default'] - mean[learner]:+.2f}")
+        peers = [mean[m] for m in standard if m in mean]
+        if peers:
+            ours = min(mean["hybrid"], mean["similarity"], mean["trees"])
+            checks["standard_close"] += ours <= min(peers) + 1.0
+            checks["standard_lowest"] += ours < min(peers)
+    lines += ["Mean test error (%) over the splits that ran (their number in brackets):", ""]
+    lines += harness.markdown_table(rows)
+    lines += ["", f"On the {checks['sets']} sets with trees, similarities and hybrids: hybrid within 0.3 points of the "
+                  f"better family on {checks['hybrid_close']}, better than both on {checks['hybrid_best']}; "
+                  f"best REBEL within 1 point of the best standard method on {checks['standard_close']}, lowest mean "
+                  f"on {checks['standard_lowest']}.",
+              "Defaults minus their validated long run (points): " + "; ".join(checks["default_close"])]
+    return lines
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="wine, sonar, 1 split, 1 000 learners, no standard methods")
+    parser.add_argument("--datasets", nargs="+", default=ALL_SETS)
+    parser.add_argument("--splits", type=int, default=5)
+    parser.add_argument("--max-learners", type=int, default=10_000)
+    parser.add_argument("--tree-learners", type=int, default=1_000)
+    parser.add_argument("--methods", nargs="+", default=None, help="only these methods")
+    parser.add_argument("--resume", action="store_true")
+    parser.add_argument("--name", default="hybrid")
+    args = parser.parse_args()
+    if args.quick:
+        args.datasets, args.splits, args.max_learners, args.tree_learners = ["wine", "sonar"], 1, 1000, 200
+        args.methods = args.methods or ["trees", "similarity", "hybrid", "similarity default", "hybrid default"]
+        args.name = "hybrid_quick"
+    path = os.path.join(harness.RESULTS, f"{args.name}.json")
+    results = json.load(open(path))["results"] if args.resume and os.path.exists(path) else {}
+    for name in args.datasets:
+        X, y = load(name)
+        for seed in range(args.splits):
+            d = split(X, y, seed)
+            done = results.setdefault(name, {}).setdefault(str(seed), {})
+            methods = {**rebel_methods(d, args.tree_learners, args.max_learners), **standard_methods(d)}
+            for method, run in methods.items():
+                if (args.methods and method not in args.methods) or method in done:
+                    continue
+                start = time.perf_counter()
+                done[method] = run()
+                done[method]["seconds"] = time.perf_counter() - start
+                print(f"{name} split {seed} {method}: {100 * done[method]['error']:.2f} % ({done[method]['choice']}, "
+                      f"{done[method]['seconds']:.1f} s)", flush=True)
+                harness.record(args.name, results, summarise(results, args.datasets), threads=N_JOBS)
+
+
+if __name__ == "__main__":
+    main()
