@@ -32,7 +32,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
 import time
 import warnings
@@ -52,34 +51,18 @@ sys.path.insert(0, BENCH)
 sys.path.insert(0, os.path.join(BENCH, "peers"))
 sys.path.insert(0, os.path.join(BENCH, "experiments"))
 import harness  # noqa: E402
+import mlbench  # noqa: E402  (the r-cran-mlbench sets)
 import similarity_benchmark  # noqa: E402  (its loaders of the scikit-learn and Fashion-MNIST sets, its split)
 from similarity_benchmark import split  # noqa: E402
 
 N_JOBS = 2
-MLBENCH = "/usr/lib/R/site-library/mlbench/data"
-CACHE = os.path.join(os.path.expanduser("~"), ".cache", "rebelboost-bench")
 MLBENCH_SETS = {"sonar": "Sonar", "ionosphere": "Ionosphere", "pima": "PimaIndiansDiabetes", "vehicle": "Vehicle"}
 ALL_SETS = ["wine", "breast_cancer", "digits", "fmnist10k", "sonar", "ionosphere", "pima"]
 
 
-def mlbench(name):
-    """An r-cran-mlbench data set as (X, y): numeric columns (factors as their codes), the last column the
-    class; Ionosphere's constant second column is dropped by nothing (the learners ignore it)."""
-    os.makedirs(CACHE, exist_ok=True)
-    csv = os.path.join(CACHE, f"{name}.csv")
-    if not os.path.exists(csv):
-        script = (f"load('{MLBENCH}/{name}.rda'); d <- get('{name}'); "
-                  "d[] <- lapply(d, function(c) if (is.factor(c)) as.numeric(c) else c); "
-                  f"write.csv(d, '{csv}', row.names = FALSE)")
-        subprocess.run(["Rscript", "-e", script], check=True, capture_output=True)
-    table = np.genfromtxt(csv, delimiter=",", skip_header=1)
-    table = table[~np.isnan(table).any(axis=1)]
-    return table[:, :-1], table[:, -1].astype(int)
-
-
 def load(name):
     if name in MLBENCH_SETS:
-        return mlbench(MLBENCH_SETS[name])
+        return mlbench.load(MLBENCH_SETS[name])
     return similarity_benchmark.load(name)  # wine, breast_cancer, digits, fmnist10k
 
 
