@@ -56,6 +56,7 @@ class RegressionFamily final : public Family<T> {
     min_leaf_weight_ = static_cast<std::int64_t>(
         std::ceil(static_cast<double>(params.min_samples_leaf) * static_cast<double>(t_total) / static_cast<double>(n_)));
     weight_total_ = total;
+    t_uniform_ = n_ > 0 && t_[0] > 0 && std::all_of(t_.begin(), t_.end(), [&](std::int64_t v) { return v == t_[0]; });
     s_.resize(n_);
     f_.resize(n_);
   }
@@ -75,8 +76,11 @@ class RegressionFamily final : public Family<T> {
       fixed_point_values(loss, sample_rows, stream);
       if (sample_features) draw_features(stream, params_.feature_fraction, X_.n_cols, feature_pool_, active_features_);
     }
+    // Without the subsample every t is t_[0] when the weights are all equal: the loss pass's sums serve the root.
+    const tree::VarianceGrower::UniformRows uniform{t_uniform_ ? t_[0] : 0, residual_sums_.sum, residual_sums_.abs_sum};
     tree_ = grower_.grow(s_.data(), sample_rows ? t_active_.data() : t_.data(), params_.max_depth, min_leaf_weight_,
-                         sample_features ? active_features_.data() : nullptr);
+                         sample_features ? active_features_.data() : nullptr,
+                         t_uniform_ && !sample_rows ? &uniform : nullptr);
     const util::StageScope stage(clock_, util::Stage::kLeafValues);
     const double to_real = std::ldexp(1.0, weight_exponent_ - value_exponent_);
     for (tree::RegressionNode& node : tree_.nodes) node.value *= to_real;
@@ -142,7 +146,7 @@ class RegressionFamily final : public Family<T> {
     const double largest = std::ldexp(loss.largest_weighted_residual(), loss_weight_shift_);
     const bool packable = sample_weight_ == nullptr && n_ >= (std::size_t{1} << 16) && n_ < (std::size_t{1} << 23);
     value_exponent_ = largest > 0.0 ? scale_exponent(largest * static_cast<double>(n_), packable ? kPackedValueBits : kValueBits) : 0;
-    loss.fixed_point_residuals(std::ldexp(1.0, value_exponent_ + loss_weight_shift_), s_.data());
+    residual_sums_ = loss.fixed_point_residuals(std::ldexp(1.0, value_exponent_ + loss_weight_shift_), s_.data());
     if (!sample_rows) return;
     constexpr std::size_t kBlock = 1 << 16;
     t_active_.resize(n_);
@@ -198,6 +202,8 @@ class RegressionFamily final : public Family<T> {
   util::StageClock* clock_ = nullptr;
   int weight_exponent_ = 0, value_exponent_ = 0, loss_weight_shift_ = 0;
   std::int64_t min_leaf_weight_ = 0;
+  bool t_uniform_ = false;                       // every t_ the same, > 0
+  loss::Loss::FixedPointSums residual_sums_;     // of s_ before the subsample
   double weight_total_ = 0.0;
   std::vector<std::int64_t> t_, t_active_, s_;
   std::vector<double> f_, other_;

@@ -80,8 +80,12 @@ class Loss : public tree::SplitObjective {
   // error's half), weighted: w_n r_n.
   // max_n |w_n r_n|, kept up to date by start_at and update_real (no pass of its own).
   virtual double largest_weighted_residual() const { regression_unsupported(); }
-  // out[n] = w_n r_n scale in fixed point (util::to_fixed_point), in one pass over the rows.
-  virtual void fixed_point_residuals(double /*scale*/, std::int64_t* /*out*/) const { regression_unsupported(); }
+  // out[n] = w_n r_n scale in fixed point (util::to_fixed_point), in one pass over the rows, which also
+  // sums out[n] and |out[n]| (the regression tree's root needs them: docs/guide/regression.md).
+  struct FixedPointSums {
+    std::int64_t sum = 0, abs_sum = 0;
+  };
+  virtual FixedPointSums fixed_point_residuals(double /*scale*/, std::int64_t* /*out*/) const { regression_unsupported(); }
 
  private:
   [[noreturn]] static void regression_unsupported() {

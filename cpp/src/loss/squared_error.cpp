@@ -52,13 +52,25 @@ class SquaredError final : public Loss {
 
   double largest_weighted_residual() const override { return largest_; }
 
-  void fixed_point_residuals(double scale, std::int64_t* out) const override {
-    const std::size_t n = y_.size();
-    util::parallel_for(static_cast<std::ptrdiff_t>((n + kBlock - 1) / kBlock), util::threads_for(kRowWork * n, n_threads_),
-                       [&](std::ptrdiff_t b) {
-                         for (std::size_t i = static_cast<std::size_t>(b) * kBlock, e = std::min(n, i + kBlock); i < e; ++i)
-                           out[i] = util::to_fixed_point(weight(i) * (y_[i] - H_[i]) * scale);
-                       });
+  // The sums are of integers: exact in any order.
+  FixedPointSums fixed_point_residuals(double scale, std::int64_t* out) const override {
+    const std::size_t n = y_.size(), blocks = (n + kBlock - 1) / kBlock;
+    std::vector<FixedPointSums> part(blocks);
+    util::parallel_for(static_cast<std::ptrdiff_t>(blocks), util::threads_for(kRowWork * n, n_threads_), [&](std::ptrdiff_t b) {
+      std::int64_t sum = 0, abs_sum = 0;
+      for (std::size_t i = static_cast<std::size_t>(b) * kBlock, e = std::min(n, i + kBlock); i < e; ++i) {
+        const std::int64_t v = out[i] = util::to_fixed_point(weight(i) * (y_[i] - H_[i]) * scale);
+        sum += v;
+        abs_sum += v < 0 ? -v : v;
+      }
+      part[static_cast<std::size_t>(b)] = {sum, abs_sum};
+    });
+    FixedPointSums total;
+    for (const FixedPointSums& p : part) {
+      total.sum += p.sum;
+      total.abs_sum += p.abs_sum;
+    }
+    return total;
   }
 
   // H_n += f_n a: the product rounded, then added, as prediction adds a leaf's f * a (predict/flat_forest.hpp).

@@ -17,6 +17,10 @@ namespace {
 // histogram is built in a scratch buffer and searched at once, without subtraction.
 constexpr std::size_t kHistBudgetBytes = std::size_t{256} << 20;
 
+// Packing (choose_packing) is exact below these: fewer rows than kPackRows, sum |s| below kPackAbs.
+constexpr std::size_t kPackRows = std::size_t{1} << 23;
+constexpr std::int64_t kPackAbs = std::int64_t{1} << 39;
+
 // h[2 b] += s_i, h[2 b + 1] += t_i for rows[i]'s bin b in one feature's column (s, t in the rows' order:
 // gathered once per leaf, so only the column is read at random).
 inline void add_rows(const std::uint8_t* column, const std::uint32_t* rows, std::size_t n, const std::int64_t* s,
@@ -38,14 +42,15 @@ inline void add_all_rows(const std::uint8_t* column, std::size_t n, const std::i
   }
 }
 
-// h[b] += p_i for rows[i]'s bin b: the packed histogram (VarianceGrower::Packing).
+// h[b] += p_i + offset for rows[i]'s bin b: the packed histogram (VarianceGrower::packed_source_).
 inline void add_packed(const std::uint8_t* column, const std::uint32_t* rows, std::size_t n, const std::int64_t* p,
-                       std::int64_t* h) {
-  for (std::size_t i = 0; i < n; ++i) h[column[rows[i]]] += p[i];
+                       std::int64_t offset, std::int64_t* h) {
+  for (std::size_t i = 0; i < n; ++i) h[column[rows[i]]] += p[i] + offset;
 }
 
-inline void add_all_packed(const std::uint8_t* column, std::size_t n, const std::int64_t* p, std::int64_t* h) {
-  for (std::size_t r = 0; r < n; ++r) h[column[r]] += p[r];
+inline void add_all_packed(const std::uint8_t* column, std::size_t n, const std::int64_t* p, std::int64_t offset,
+                           std::int64_t* h) {
+  for (std::size_t r = 0; r < n; ++r) h[column[r]] += p[r] + offset;
 }
 
 }  // namespace
@@ -106,7 +111,7 @@ void VarianceGrower::build(const std::vector<std::size_t>& which, const std::int
     std::vector<RowPartition::Range> ranges;
     for (std::size_t l : which) ranges.push_back({leaves_[l].begin, leaves_[l].end});
     ordered_s_.resize(N);
-    partition_.gather_values(ranges, packed_ ? packed_values_.data() : s, ordered_s_.data(), n_threads_);
+    partition_.gather_values(ranges, packed_ ? packed_source_ : s, ordered_s_.data(), n_threads_);
     if (!packed_) {
       ordered_t_.resize(N);
       partition_.gather_values(ranges, t, ordered_t_.data(), n_threads_);
@@ -122,12 +127,12 @@ void VarianceGrower::build(const std::vector<std::size_t>& which, const std::int
     std::fill(h, h + kHistBins * 2, 0);
     if (active_features && !active_features[f]) return;
     if (root) {  // rows in order, no indirection
-      if (packed_) add_all_packed(X_.column(f), N, packed_values_.data(), h);
+      if (packed_) add_all_packed(X_.column(f), N, packed_source_, pack_offset_, h);
       else add_all_rows(X_.column(f), N, s, t, h);
       return;
     }
     if (packed_)
-      add_packed(X_.column(f), order + leaf.begin, leaf.end - leaf.begin, ordered_s_.data() + leaf.begin, h);
+      add_packed(X_.column(f), order + leaf.begin, leaf.end - leaf.begin, ordered_s_.data() + leaf.begin, pack_offset_, h);
     else
       add_rows(X_.column(f), order + leaf.begin, leaf.end - leaf.begin, ordered_s_.data() + leaf.begin,
                ordered_t_.data() + leaf.begin, h);
@@ -158,7 +163,7 @@ std::vector<SplitInfo> VarianceGrower::search(const std::vector<std::size_t>& op
     for (std::size_t i = leaf.begin; i < leaf.end; ++i) {
       const std::uint32_t r = partition_.row(i);
       if (packed_) {
-        h[column[r]] += packed_values_[r];
+        h[column[r]] += packed_source_[r] + pack_offset_;
       } else {
         h[2 * column[r]] += search_s_[r];
         h[2 * column[r] + 1] += search_t_[r];
@@ -191,13 +196,14 @@ void VarianceGrower::left_sums(const std::int64_t* h, const SplitInfo& split, Le
 }
 
 RegressionTree VarianceGrower::grow(const std::int64_t* s, const std::int64_t* t, int max_depth,
-                                    std::int64_t min_leaf_weight, const std::uint8_t* active_features) {
+                                    std::int64_t min_leaf_weight, const std::uint8_t* active_features,
+                                    const UniformRows* uniform) {
   const std::clock_t begin = std::clock();  // process CPU time: a busy machine's preemptions do not count
   search_s_ = s;
   search_t_ = t;
   RegressionTree tree;
   tree.missing_bin = bins_.missing_bin();
-  start(s, t, max_depth, active_features, tree);
+  start(s, t, max_depth, active_features, uniform, tree);
   std::vector<std::size_t> open{0}, finished;
   for (layer_ = 0; layer_ < max_depth && !open.empty(); ++layer_)
     open = split_layer(open, layer_ + 1 == max_depth, min_leaf_weight, active_features, tree, finished);
@@ -209,7 +215,7 @@ RegressionTree VarianceGrower::grow(const std::int64_t* s, const std::int64_t* t
 
 // The root: every row in order, its sums (and the packing), its histograms when they fit the budget.
 void VarianceGrower::start(const std::int64_t* s, const std::int64_t* t, int max_depth,
-                           const std::uint8_t* active_features, RegressionTree& tree) {
+                           const std::uint8_t* active_features, const UniformRows* uniform, RegressionTree& tree) {
   const std::size_t N = X_.n_samples;
   partition_.reset(N);
   deferred_.clear();
@@ -218,7 +224,8 @@ void VarianceGrower::start(const std::int64_t* s, const std::int64_t* t, int max
   for (int b = static_cast<int>(pool_.size() / std::max<std::size_t>(hist_size_, 1)); b-- > 0;) free_.push_back(b);
   Leaf root;
   root.end = N;
-  choose_packing(s, t, root);
+  if (uniform) pack_uniform(s, *uniform, root);
+  else choose_packing(s, t, root);
   tree.nodes.emplace_back();
   leaves_.push_back(root);
   work_ = {};
@@ -464,7 +471,6 @@ void VarianceGrower::subtract_siblings(const std::vector<std::size_t>& next, con
 // block writes its packed values right after summing them (still in cache) while packing may still hold.
 void VarianceGrower::choose_packing(const std::int64_t* s, const std::int64_t* t, Leaf& root) {
   const std::size_t N = X_.n_samples, block = std::size_t{1} << 16, blocks = (N + block - 1) / block;
-  constexpr std::int64_t kAbsLimit = std::int64_t{1} << 39;
   std::int64_t t0 = 0;
   for (std::size_t r = 0; r < N && t0 == 0; ++r) t0 = t[r];
   struct Part {
@@ -472,7 +478,7 @@ void VarianceGrower::choose_packing(const std::int64_t* s, const std::int64_t* t
     bool uniform = true;
   };
   std::vector<Part> parts(blocks);
-  const bool may_pack = N < (std::size_t{1} << 23) && t0 > 0;
+  const bool may_pack = N < kPackRows && t0 > 0;
   if (may_pack) packed_values_.resize(N);
   util::parallel_for(static_cast<std::ptrdiff_t>(blocks), util::threads_for(4 * N, n_threads_), [&](std::ptrdiff_t b) {
     Part& p = parts[static_cast<std::size_t>(b)];  // integer sums: any order
@@ -483,7 +489,7 @@ void VarianceGrower::choose_packing(const std::int64_t* s, const std::int64_t* t
       p.abs_s += s[r] < 0 ? -s[r] : s[r];
       p.uniform &= t[r] == 0 || t[r] == t0;
     }
-    if (!may_pack || !p.uniform || p.abs_s >= kAbsLimit) return;
+    if (!may_pack || !p.uniform || p.abs_s >= kPackAbs) return;
     for (std::size_t r = begin; r < end; ++r) packed_values_[r] = t[r] != 0 ? (std::int64_t{1} << kCountShift) + s[r] : 0;
   });
   bool uniform = may_pack;
@@ -491,10 +497,24 @@ void VarianceGrower::choose_packing(const std::int64_t* s, const std::int64_t* t
   for (const Part& p : parts) {
     root.S += p.S;
     root.W += p.W;
-    uniform = uniform && p.uniform && p.abs_s < kAbsLimit && (abs_sum += p.abs_s) < kAbsLimit;
+    uniform = uniform && p.uniform && p.abs_s < kPackAbs && (abs_sum += p.abs_s) < kPackAbs;
   }
   packed_ = uniform;
   t0_ = t0;
+  packed_source_ = packed_values_.data();
+  pack_offset_ = 0;
+}
+
+// choose_packing's outcome from the caller's sums, without a pass: every t is t0 > 0, so a row's packed
+// value is 2^40 + s, added while building (s itself is the source).
+void VarianceGrower::pack_uniform(const std::int64_t* s, const UniformRows& uniform, Leaf& root) {
+  const std::size_t N = X_.n_samples;
+  root.S = uniform.S;
+  root.W = static_cast<std::int64_t>(N) * uniform.t0;
+  packed_ = N < kPackRows && uniform.abs_S < kPackAbs;
+  t0_ = uniform.t0;
+  packed_source_ = s;
+  pack_offset_ = std::int64_t{1} << kCountShift;
 }
 
 // Leaf values S / W, every node's weight, and the buffers back to the pool.

@@ -43,8 +43,14 @@ class VarianceGrower {
   // W = 0); each node's `weight` is its W and split nodes' `gain` best_split_variance's gain. The tree's
   // `work` counts the histogram adds and pruned features, `quick_nodes` and `full_nodes` the leaves each
   // pass searched.
+  // `uniform` (optional) says what the caller knows of s and t already, and saves grow() its pass over the
+  // rows for the root's sums and the packing: the tree is the same.
+  struct UniformRows {
+    std::int64_t t0 = 0;              // every t equals t0 (> 0)
+    std::int64_t S = 0, abs_S = 0;    // sum s, sum |s|
+  };
   RegressionTree grow(const std::int64_t* s, const std::int64_t* t, int max_depth, std::int64_t min_leaf_weight,
-                      const std::uint8_t* active_features = nullptr);
+                      const std::uint8_t* active_features = nullptr, const UniformRows* uniform = nullptr);
 
   // The last tree's leaves, their rows grouped by leaf (the last layer's partition, which outputs() does not
   // need, is made on the first call of either).
@@ -82,6 +88,7 @@ class VarianceGrower {
   void rows_left_sums(const RowPartition::Split& part, Leaf& left) const;
   RowPartition::Rule rule(const SplitInfo& split) const;
   void choose_packing(const std::int64_t* s, const std::int64_t* t, Leaf& root);
+  void pack_uniform(const std::int64_t* s, const UniformRows& uniform, Leaf& root);
   void bin_sums(const std::int64_t* h, int b, std::int64_t& S, std::int64_t& W) const;
   SplitInfo feature_best(const std::int64_t* h, std::size_t f, std::int64_t min_weight) const;
   static constexpr int kCountShift = 40;
@@ -89,7 +96,7 @@ class VarianceGrower {
                          const std::uint8_t* active_features);
   void finish(RegressionTree& tree, const std::vector<std::size_t>& finished);
   void start(const std::int64_t* s, const std::int64_t* t, int max_depth, const std::uint8_t* active_features,
-             RegressionTree& tree);
+             const UniformRows* uniform, RegressionTree& tree);
   std::vector<std::size_t> split_layer(const std::vector<std::size_t>& open, bool last, std::int64_t min_leaf_weight,
                                        const std::uint8_t* active_features, RegressionTree& tree,
                                        std::vector<std::size_t>& finished);
@@ -117,6 +124,10 @@ class VarianceGrower {
   bool packed_ = false;                      // histograms hold count * 2^40 + S per bin (choose_packing)
   std::int64_t t0_ = 0;                      // the one nonzero t when packed
   std::vector<std::int64_t> packed_values_;  // per row: t != 0 ? 2^40 + s : 0
+  // When packed: row r's packed value is packed_source_[r] + pack_offset_ (packed_values_ and 0, or, with
+  // every t nonzero, s itself and 2^40: then no packed copy is written).
+  const std::int64_t* packed_source_ = nullptr;
+  std::int64_t pack_offset_ = 0;
   std::vector<Leaf> leaves_;             // while growing: every node's leaf record; after: the final leaves
   std::vector<Deferred> deferred_;       // the last layer's splits not yet partitioned
   util::StageClock* clock_ = nullptr;

@@ -62,6 +62,33 @@ TEST(VarianceGrower, GrowsTheReferenceTreeAtEveryDepth) {
     }
 }
 
+// A caller's sums for unit weights (VarianceGrower::UniformRows) replace grow()'s own pass: the same tree,
+// packed (small sums) or not (sum |s| beyond the packing's limit), for any thread count.
+TEST(VarianceGrower, CallersUniformSumsGrowTheSameTree) {
+  const testing::BoostedProblem p = testing::boosted_problem("adaboost", 5000, 8, 23, 1);
+  for (const int scale_bits : {0, 10})
+    for (int depth = 0; depth <= 5; ++depth) {
+      Values v = values(p, 90 + static_cast<std::uint64_t>(depth), false);
+      VarianceGrower::UniformRows uniform{v.t[0], 0, 0};
+      for (std::int64_t& s : v.s) {
+        s *= std::int64_t{1} << scale_bits;
+        uniform.S += s;
+        uniform.abs_S += s < 0 ? -s : s;
+      }
+      ASSERT_EQ(uniform.abs_S >= std::int64_t{1} << 39, scale_bits > 0);  // the packing's limit (variance_grower.cpp)
+      const RegressionTree reference = grow_regression_tree(p.binned, p.bins, v.s.data(), v.t.data(), depth, false, 1);
+      for (const int threads : {1, 3}) {
+        VarianceGrower grower(p.binned, p.bins, threads), own(p.binned, p.bins, threads);
+        const RegressionTree got = grower.grow(v.s.data(), v.t.data(), depth, 0, nullptr, &uniform);
+        const RegressionTree want = own.grow(v.s.data(), v.t.data(), depth, 0);  // its own pass: the nodes' weights
+        const std::string what = "depth " + std::to_string(depth) + " scale 2^" + std::to_string(scale_bits) +
+                                 " threads " + std::to_string(threads);
+        expect_same(reference, got, what);
+        for (std::size_t i = 0; i < got.nodes.size(); ++i) EXPECT_EQ(want.nodes[i].weight, got.nodes[i].weight) << what;
+      }
+    }
+}
+
 // The final leaves hold every row once, each where the tree routes it, with its S and W.
 TEST(VarianceGrower, LeavesPartitionTheRowsAsTheTreeRoutesThem) {
   const testing::BoostedProblem p = testing::boosted_problem("veb", 3000, 6, 5, 1);
