@@ -6,6 +6,13 @@ learners included, is made on the validation quarter and the test quarter is sco
   trees           REBEL trees, depth {1, 2, 3}, up to --tree-learners trees
   similarity      similarity_scaling {feature, global}, up to --max-learners learners
   hybrid          max_depth {1, 2} x similarity_scaling {feature, global}, up to --max-learners learners
+                  (tree_penalty 0)
+  hybrid penalty  tree_penalty {1, 10, 1e9 (similarities only)} x similarity_scaling {feature, global},
+                  stumps, up to --max-learners learners
+  hybrid tuned    (derived, no fit of its own) per split the one of "hybrid" and "hybrid penalty" with the
+                  lower validation error, "hybrid" on ties: the validated hybrid over the whole grid
+                  tree_penalty {0, 1, 10, 1e9} (docs/guide/similarity.md "The tree penalty"); the
+                  acceptance checks use it where it exists
   similarity/hybrid default
                   REBELClassifier(weak_learner=...) with every parameter at its default (early stopping on a
                   split it carves from the training half itself; docs/guide/similarity.md "Defaults"),
@@ -57,6 +64,7 @@ from similarity_benchmark import split  # noqa: E402
 
 N_JOBS = 2
 MLBENCH_SETS = {"sonar": "Sonar", "ionosphere": "Ionosphere", "pima": "PimaIndiansDiabetes", "vehicle": "Vehicle"}
+PENALTIES = (1.0, 10.0, 1e9)  # tree_penalty beyond 0 ("hybrid" has 0); 1e9: similarities only
 ALL_SETS = ["wine", "breast_cancer", "digits", "fmnist10k", "sonar", "ionosphere", "pima"]
 
 
@@ -104,6 +112,9 @@ def rebel_methods(d, tree_learners, max_learners):
         "hybrid": lambda: rebel_on_validation(d, [(depth, scaling) for depth in (1, 2) for scaling in ("feature", "global")],
                                               lambda o: make(weak_learner="hybrid", max_depth=o[0], similarity_scaling=o[1],
                                                              n_estimators=max_learners)),
+        "hybrid penalty": lambda: rebel_on_validation(d, [(p, s) for p in PENALTIES for s in ("feature", "global")],
+                                                      lambda o: make(weak_learner="hybrid", max_depth=1, tree_penalty=o[0],
+                                                                     similarity_scaling=o[1], n_estimators=max_learners)),
         "similarity default": lambda: default_fit(d, "similarity"),
         "hybrid default": lambda: default_fit(d, "hybrid"),
     }
@@ -163,13 +174,25 @@ def standard_methods(d):
     }
 
 
+def with_tuned_hybrid(per):
+    """The splits of one data set with "hybrid tuned" added where both hybrid rows ran: the one with the lower
+    validation error ("hybrid" on ties), as one grid over both would pick."""
+    out = {}
+    for seed, split_results in per.items():
+        out[seed] = dict(split_results)
+        if "hybrid" in split_results and "hybrid penalty" in split_results:
+            plain, penalised = split_results["hybrid"], split_results["hybrid penalty"]
+            out[seed]["hybrid tuned"] = penalised if penalised["validation_error"] < plain["validation_error"] else plain
+    return out
+
+
 def summarise(results, datasets):
     """Mean test error (%) per data set and method, and issue 22's acceptance checks on what ran."""
     lines, rows, checks = [], [], {"hybrid_close": 0, "hybrid_best": 0, "default_close": [], "standard_close": 0,
                                    "standard_lowest": 0, "sets": 0}
     standard = ("LightGBM tuned", "RBF SVM", "MLP", "k-NN")
     for name in datasets:
-        per = results.get(name, {})
+        per = with_tuned_hybrid(results.get(name, {}))
         methods = sorted({m for split in per.values() for m in split})
         mean = {m: 100 * float(np.mean([s[m]["error"] for s in per.values() if m in s])) for m in methods}
         count = {m: sum(1 for s in per.values() if m in s) for m in methods}
@@ -178,19 +201,21 @@ def summarise(results, datasets):
             continue
         checks["sets"] += 1
         better = min(mean["trees"], mean["similarity"])
-        checks["hybrid_close"] += mean["hybrid"] <= better + 0.3
-        checks["hybrid_best"] += mean["hybrid"] < better
+        hybrid = mean.get("hybrid tuned", mean["hybrid"])
+        checks["hybrid_close"] += hybrid <= better + 0.3
+        checks["hybrid_best"] += hybrid < better
         for learner in ("similarity", "hybrid"):
             if f"{learner} default" in mean:
-                checks["default_close"].append(f"{name} {learner}: {mean[f'{learner} default'] - mean[learner]:+.2f}")
+                long_run = hybrid if learner == "hybrid" else mean[learner]
+                checks["default_close"].append(f"{name} {learner}: {mean[f'{learner} default'] - long_run:+.2f}")
         peers = [mean[m] for m in standard if m in mean]
         if peers:
-            ours = min(mean["hybrid"], mean["similarity"], mean["trees"])
+            ours = min(hybrid, mean["similarity"], mean["trees"])
             checks["standard_close"] += ours <= min(peers) + 1.0
             checks["standard_lowest"] += ours < min(peers)
     lines += ["Mean test error (%) over the splits that ran (their number in brackets):", ""]
     lines += harness.markdown_table(rows)
-    lines += ["", f"On the {checks['sets']} sets with trees, similarities and hybrids: hybrid within 0.3 points of the "
+    lines += ["", f"On the {checks['sets']} sets with trees, similarities and hybrids: hybrid (tuned where it ran) within 0.3 points of the "
                   f"better family on {checks['hybrid_close']}, better than both on {checks['hybrid_best']}; "
                   f"best REBEL within 1 point of the best standard method on {checks['standard_close']}, lowest mean "
                   f"on {checks['standard_lowest']}.",

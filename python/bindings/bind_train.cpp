@@ -96,6 +96,7 @@ py::dict train_param_defaults() {
   out["seed"] = d.seed;
   out["veb_lambda"] = d.veb_lambda;
   out["min_samples_leaf"] = d.min_samples_leaf;
+  out["tree_penalty"] = d.tree_penalty;
   out["rebel_loss"] = rebel_g_name(d.rebel_g);
   out["learner"] = learner_name(d.learner);
   out["step_rule"] = step_rule_name(d.similarity.step_rule);
@@ -119,7 +120,7 @@ TrainParams make_params(std::size_t n_classes, const std::string& loss, int n_es
                         int criterion, double weight_trim, double subsample, double feature_fraction,
                         std::int64_t seed, const std::string& learner, const std::string& step_rule, double tau_ratio,
                         int max_candidates, const std::string& scaling, double distance_cache_mb,
-                        const std::string& rebel_loss) {
+                        const std::string& rebel_loss, double tree_penalty) {
   TrainParams p;
   p.loss = parse_loss(loss);
   p.rebel_g = parse_rebel_g(rebel_loss);
@@ -143,6 +144,7 @@ TrainParams make_params(std::size_t n_classes, const std::string& loss, int n_es
   p.similarity.tau_ratio = tau_ratio;
   p.similarity.max_candidates = max_candidates;
   p.similarity.distance_cache_mb = distance_cache_mb;
+  p.tree_penalty = tree_penalty;
   if (scaling != "feature" && scaling != "global")
     throw InvalidArgument("unknown similarity scaling '" + scaling + "' (expected 'feature' or 'global')");
   p.similarity.scaling = scaling == "global" ? 1 : 0;
@@ -294,11 +296,11 @@ py::tuple train_py(const py::array& X, const Labels& y, const py::object& sample
                    const py::object& init_model, const py::list& eval_sets, const std::string& learner,
                    const std::string& step_rule, double tau_ratio, int max_candidates, const std::string& scaling,
                    double distance_cache_mb, const py::object& reducer, const py::object& bin_edges,
-                   const py::object& global_rows, const std::string& rebel_loss) {
+                   const py::object& global_rows, const std::string& rebel_loss, double tree_penalty) {
   const TrainParams p = make_params(n_classes, loss, n_estimators, max_depth, n_bins, learning_rate, n_threads,
                                     smoothing, bin_subsample, bin_seed, veb_lambda, cost_matrix, quick, criterion,
                                     weight_trim, subsample, feature_fraction, seed, learner, step_rule, tau_ratio,
-                                    max_candidates, scaling, distance_cache_mb, rebel_loss);
+                                    max_candidates, scaling, distance_cache_mb, rebel_loss, tree_penalty);
   if (y.ndim() != 1) throw InvalidArgument("y must be 1-D");
   const std::size_t n_rows = X.ndim() == 2 ? static_cast<std::size_t>(X.shape(0)) : 0;
   if (static_cast<std::size_t>(y.shape(0)) != n_rows)
@@ -459,13 +461,13 @@ void bind_train(py::module_& m) {
         py::arg("tau_ratio") = d.similarity.tau_ratio, py::arg("max_candidates") = d.similarity.max_candidates,
         py::arg("scaling") = scaling_name(d.similarity.scaling), py::arg("distance_cache_mb") = d.similarity.distance_cache_mb,
         py::arg("reducer") = py::none(), py::arg("bin_edges") = py::list(), py::arg("global_rows") = py::none(),
-        py::arg("rebel_loss") = std::string(rebel_g_name(d.rebel_g)),
+        py::arg("rebel_loss") = std::string(rebel_g_name(d.rebel_g)), py::arg("tree_penalty") = d.tree_penalty,
         "Fit a boosted ensemble; returns (Model, history, stop_reason, stop_message, error, stage_seconds). X float32/float64, y int32 class "
         "indices; eval_sets: [(X, y, sample_weight or None)]; init_model: a Model to continue (warm start); "
         "learner: 'tree', 'similarity' or 'hybrid' (step_rule, tau_ratio, max_candidates, scaling ('feature' or 'global'), "
         "distance_cache_mb: "
         "TrainParams::similarity); rebel_loss: REBEL's surrogate g ('exponential', 'logistic' or 'squared'; "
-        "TrainParams::rebel_g). "
+        "TrainParams::rebel_g); tree_penalty: hybrids' handicap on the tree candidate (TrainParams::tree_penalty). "
         "error: the Python exception (KeyboardInterrupt, or raised by the callback) that stopped training, for "
         "the caller to raise after keeping the finished iterations, else None. stage_seconds: {'wall' | 'thread_cpu' | "
         "'process_cpu': {stage: seconds}} of the whole fit (TrainResult::stage_seconds). "

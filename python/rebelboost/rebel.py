@@ -102,6 +102,12 @@ class REBELClassifier(BaseBoostingClassifier):
         the budget is full the least recently used column gives way. Only time depends on it, never the
         model. 0 keeps none; at most 2**20 (1 TiB: more is an error, not silently held); a budget above
         half of the machine's physical memory is held to that half.
+    tree_penalty : float, default=0.0
+        Hybrids only (other learners need 0): the tree candidate of an iteration is kept only when it cuts
+        the REBEL training loss at least ``1 + tree_penalty`` times as much as the similarity candidate.
+        Trees cut the training loss faster than similarities but may generalise worse; a penalty picked on
+        validation data steers the hybrid toward the family that generalises (docs/guide/similarity.md
+        "Hybrid"). 0 ranks the two losses alone; a large value keeps similarities only. Finite, >= 0.
     cost_matrix : array of shape (n_classes, n_classes), dict or None, default=None
         ``cost_matrix[i, j]`` is the cost of predicting ``classes_[j]`` when the truth is ``classes_[i]``
         (rows and columns in the order of ``classes_``, i.e. sorted labels). Zero diagonal, non-negative,
@@ -160,6 +166,7 @@ class REBELClassifier(BaseBoostingClassifier):
         similarity_scaling: str = "feature",
         similarity_cache_mb: float = 1024.0,
         loss: str = "exponential",
+        tree_penalty: float = 0.0,
     ) -> None:
         self.n_estimators = n_estimators
         self.max_depth = max_depth
@@ -185,6 +192,7 @@ class REBELClassifier(BaseBoostingClassifier):
         self.similarity_scaling = similarity_scaling
         self.similarity_cache_mb = similarity_cache_mb
         self.loss = loss
+        self.tree_penalty = tree_penalty
 
     def _check_classes(self, classes, y_encoded, sample_weight, y):
         if len(classes) < 2:

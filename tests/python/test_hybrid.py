@@ -138,3 +138,61 @@ def test_missing_values_are_a_clear_error(fitted):
     Xn[4, 2] = np.nan
     with pytest.raises(ValueError, match="NaN at row 4, feature 2"):
         hybrid(n_estimators=3).fit(Xn, y)
+
+
+# tree_penalty (docs/guide/similarity.md "Hybrid"): the tree is kept when its cut in the training loss is at
+# least (1 + tree_penalty) times the similarity's.
+
+def test_a_growing_tree_penalty_hands_the_first_iteration_to_the_similarity_once(fitted):
+    # The rule tree <= similarity - penalty (L - similarity) with L > similarity: once the similarity wins an
+    # iteration's ranking, every larger penalty keeps it.
+    _, X, y = fitted
+    penalties = [0.0, 0.05, 0.2, 0.5, 1.0, 2.0, 5.0, 100.0]
+    for Xs, first in ((X, 0), (X[:, :2], 1)):  # at penalty 0 the first learner is a tree, then a similarity
+        kinds = [hybrid(n_estimators=1, tree_penalty=p).fit(Xs, y).fit_info_["learner"][0] for p in penalties]
+        assert kinds[0] == first and kinds[-1] == 1
+        assert np.all(np.diff(kinds) >= 0), kinds
+
+
+def test_tree_penalty_zero_is_the_default_model(fitted):
+    _, X, y = fitted
+    base = hybrid(n_estimators=60).fit(X, y)
+    assert hybrid(n_estimators=60, tree_penalty=0.0).fit(X, y)._model.to_bytes() == base._model.to_bytes()
+    penalised = hybrid(n_estimators=60, tree_penalty=3.0).fit(X, y)
+    assert np.mean(penalised.fit_info_["learner"]) > np.mean(base.fit_info_["learner"])
+
+
+def test_a_huge_tree_penalty_gives_the_similarity_model(fitted):
+    _, X, y = fitted
+    clf = hybrid(n_estimators=80, tree_penalty=1e300).fit(X, y)
+    sim = REBELClassifier(weak_learner="similarity", n_estimators=80, n_jobs=1).fit(X, y)
+    assert not np.any(clf.fit_info_["learner"] == 0)
+    for key, value in sim._model.similarities().items():
+        np.testing.assert_array_equal(clf._model.similarities()[key], value, err_msg=key)
+    np.testing.assert_array_equal(clf._model.steps(), sim._model.steps())
+    np.testing.assert_array_equal(clf.decision_function(X), sim.decision_function(X))
+
+
+def test_a_penalised_hybrid_is_the_same_for_every_thread_count_and_warm_start(fitted):
+    _, X, y = fitted
+    once = hybrid(n_estimators=90, tree_penalty=0.7).fit(X, y)
+    assert 0 < np.mean(once.fit_info_["learner"]) < 1
+    twice = hybrid(n_estimators=90, tree_penalty=0.7).set_params(n_jobs=2).fit(X, y)
+    assert twice._model.to_bytes() == once._model.to_bytes()
+    grown = hybrid(n_estimators=40, tree_penalty=0.7).fit(X, y)
+    grown.set_params(n_estimators=90, warm_start=True).fit(X, y)
+    assert grown._model.to_bytes() == once._model.to_bytes()
+
+
+@pytest.mark.parametrize("value", [-1e-9, float("inf"), float("nan"), "1"])
+def test_tree_penalty_out_of_bounds_is_refused(fitted, value):
+    _, X, y = fitted
+    with pytest.raises(ValueError, match="tree_penalty"):
+        hybrid(n_estimators=2, tree_penalty=value).fit(X, y)
+
+
+@pytest.mark.parametrize("learner", ["tree", "similarity"])
+def test_tree_penalty_needs_a_hybrid(fitted, learner):
+    _, X, y = fitted
+    with pytest.raises(ValueError, match="tree_penalty ranks the candidates of hybrids"):
+        REBELClassifier(weak_learner=learner, tree_penalty=0.5, n_estimators=2).fit(X, y)

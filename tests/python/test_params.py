@@ -138,8 +138,8 @@ def test_the_core_refuses_exactly_what_its_bound_refuses(core):
     outside = [low if low_open else low - step] + ([high if high_open else high + step] if math.isfinite(high) else [])
     X = np.random.default_rng(0).normal(size=(20, 2))
     y = (X[:, 0] > 0).astype(np.int32)
-    loss = "veb" if core == "veb_lambda" else "adaboost"
-    base = dict(n_estimators=1, n_threads=1)
+    loss = {"veb_lambda": "veb", "tree_penalty": "rebel"}.get(core, "adaboost")
+    base = dict(n_estimators=1, n_threads=1, **({"learner": "hybrid"} if core == "tree_penalty" else {}))
 
     def train(**kwargs):  # the regressor's parameter through its own entry point
         if core == "min_samples_leaf":

@@ -40,6 +40,7 @@ inline constexpr ParamBound kParamBounds[] = {
     {"veb_lambda", 0, 1, false, false, false},
     {"distance_cache_mb", 0, kMaxDistanceCacheMb, false, false, false},
     {"min_samples_leaf", 1, kUnbounded, false, true, true},  // the regressor (an int: the binding refuses more)
+    {"tree_penalty", 0, kUnbounded, false, true, false},     // hybrids
 };
 
 // The entry of kParamBounds named `name`; InvalidArgument when there is none.

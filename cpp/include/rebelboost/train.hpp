@@ -92,6 +92,11 @@ struct TrainParams {
   // Regression trees (LossKind::kSquaredError): a split must leave each side at least this much sample
   // weight, in units of the mean sample weight (without sample weights: this many rows). >= 1.
   int min_samples_leaf = 20;
+  // Hybrids (LearnerKind::kHybrid): the tree candidate must cut the training loss (1 + tree_penalty) times
+  // as much as the similarity candidate to be kept (docs/guide/similarity.md "Hybrid"). 0: the lower loss
+  // wins; large: similarities only (a tree is kept when the similarity cuts nothing). >= 0, finite; other
+  // learners need 0.
+  double tree_penalty = 0.0;
 };
 
 // What one boosting iteration did; passed to the callback and kept in TrainResult::history.

@@ -49,6 +49,10 @@ void check_params(const TrainParams& p) {
   check_bound("veb_lambda", p.veb_lambda);
   check_bound("distance_cache_mb", p.similarity.distance_cache_mb);
   check_bound("min_samples_leaf", p.min_samples_leaf);
+  check_bound("tree_penalty", p.tree_penalty);
+  if (p.tree_penalty != 0.0 && p.learner != LearnerKind::kHybrid)
+    throw InvalidArgument(std::string("tree_penalty ranks the candidates of hybrids; ") + learner_name(p.learner) +
+                          " learners need 0");
   if (!std::isfinite(p.smoothing)) throw InvalidArgument("smoothing must be finite");
   if (p.bin_subsample == 0) throw InvalidArgument("bin_subsample must be positive");
   if (!(p.quick_eta > 0.0 && p.quick_eta <= 1.0)) throw InvalidArgument("quick_eta must be in (0, 1]");

@@ -1,6 +1,7 @@
 // The hybrid family (docs/guide/similarity.md "Hybrid"): each iteration the tree family and the similarity
 // family fit their best candidate on the same weights; the one whose step reaches the lower REBEL training
-// loss is kept. The model holds both kinds in the order they were kept (Model::order).
+// loss is kept, the tree's cut in the loss first divided by 1 + TrainParams::tree_penalty. The model holds
+// both kinds in the order they were kept (Model::order).
 #include <cmath>
 #include <memory>
 #include <string>
@@ -28,12 +29,29 @@ double loss_at(const std::vector<double>& s, const std::vector<double>& f, const
   return total;
 }
 
+// Whether the tree candidate is kept: its cut in the loss, divided by 1 + penalty, is at least the
+// similarity's: L - tree >= (1 + penalty) (L - similarity), L = sum |s_nk| the loss before the step. Written
+// as tree <= similarity - penalty (L - similarity), so that penalty 0 compares the two losses alone (the
+// ranking before the penalty existed, bit for bit). A tie keeps the tree (cheaper to predict).
+bool tree_kept(double tree_loss, double similarity_loss, double loss_before, double penalty) {
+  return tree_loss <= similarity_loss - penalty * (loss_before - similarity_loss);
+}
+
+double total_weight(const std::vector<double>& s) {
+  double total = 0.0;
+  for (const double v : s) total += std::fabs(v);
+  return total;
+}
+
 template <typename T>
 class HybridFamily final : public Family<T> {
  public:
   HybridFamily(std::unique_ptr<Family<T>> trees, std::unique_ptr<Family<T>> similarities, std::size_t n_rows,
-               std::size_t n_classes)
-      : trees_(std::move(trees)), similarities_(std::move(similarities)), signed_(n_rows * n_classes) {}
+               std::size_t n_classes, double tree_penalty)
+      : trees_(std::move(trees)),
+        similarities_(std::move(similarities)),
+        signed_(n_rows * n_classes),
+        tree_penalty_(tree_penalty) {}
 
   void init_model(Model& model) const override {
     trees_->init_model(model);
@@ -51,8 +69,8 @@ class HybridFamily final : public Family<T> {
     similarities_->set_stage_clock(clock);
   }
 
-  // Both candidates, ranked by the training loss their own step reaches; a tie keeps the tree (cheaper to
-  // predict). A family without an edge loses to one with an edge.
+  // Both candidates, ranked by the training loss their own step reaches (tree_kept: the tree's handicap,
+  // ties). A family without an edge loses to one with an edge.
   loss::Loss::Step fit(loss::Loss& loss, int iteration, IterationInfo& info) override {
     loss::Loss::Step tree_step = trees_->fit(loss, iteration, info);
     loss::Loss::Step similarity_step = similarities_->fit(loss, iteration, info);
@@ -61,7 +79,9 @@ class HybridFamily final : public Family<T> {
     const double tree_loss = loss_at(signed_, f_, tree_step.step);
     similarities_->pending_outputs(f_);
     const double similarity_loss = loss_at(signed_, f_, similarity_step.step);
-    const bool tree_wins = tree_step.has_edge && (!similarity_step.has_edge || tree_loss <= similarity_loss);
+    const bool tree_wins = tree_step.has_edge && (!similarity_step.has_edge ||
+                                                  tree_kept(tree_loss, similarity_loss, total_weight(signed_),
+                                                            tree_penalty_));
     winner_ = tree_wins ? LearnerKind::kTree : LearnerKind::kSimilarity;
     info.learner = winner_;
     return tree_wins ? tree_step : similarity_step;
@@ -112,6 +132,7 @@ class HybridFamily final : public Family<T> {
   std::vector<double> signed_;  // the loss's signed weights s_nk (n x K)
   std::vector<double> f_;       // a candidate's outputs on the training rows
   LearnerKind winner_ = LearnerKind::kTree;  // the family of the pending learner
+  double tree_penalty_;                        // TrainParams::tree_penalty
 };
 
 }  // namespace
@@ -121,7 +142,8 @@ std::unique_ptr<Family<T>> make_hybrid_family(MatrixView<T> X, const TrainParams
                                               std::size_t n_classes, int n_threads) {
   auto similarities = make_similarity_family(X, params, rows, n_classes, n_threads);  // checks X and the loss first
   auto trees = make_tree_family(X, params, rows, n_threads);
-  return std::make_unique<HybridFamily<T>>(std::move(trees), std::move(similarities), X.n_rows, n_classes);
+  return std::make_unique<HybridFamily<T>>(std::move(trees), std::move(similarities), X.n_rows, n_classes,
+                                             params.tree_penalty);
 }
 
 template <typename T>

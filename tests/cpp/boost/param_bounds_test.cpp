@@ -31,6 +31,7 @@ const std::map<std::string, Setter>& setters() {
       {"veb_lambda", [](TrainParams& p, double v) { p.veb_lambda = v; }},
       {"distance_cache_mb", [](TrainParams& p, double v) { p.similarity.distance_cache_mb = v; }},
       {"min_samples_leaf", [](TrainParams& p, double v) { p.min_samples_leaf = static_cast<int>(v); }},
+      {"tree_penalty", [](TrainParams& p, double v) { p.tree_penalty = v; }},
   };
   return s;
 }
@@ -48,6 +49,7 @@ double getter(const TrainParams& p, const std::string& name) {
   if (name == "veb_lambda") return p.veb_lambda;
   if (name == "distance_cache_mb") return p.similarity.distance_cache_mb;
   if (name == "min_samples_leaf") return p.min_samples_leaf;
+  if (name == "tree_penalty") return p.tree_penalty;
   ADD_FAILURE() << "no getter for " << name;
   return std::nan("");
 }
