@@ -15,45 +15,19 @@
 #include "rebelboost/io.hpp"
 #include "rebelboost/model.hpp"
 #include "rebelboost/predict.hpp"
+#include "predict/reject_inf.hpp"
 #include "util/parallel.hpp"
 
 namespace rebelboost::bindings {
 
 namespace {
 
-// NaN is a missing value, but inf is refused as scikit-learn's validation does (one pass, no copy). Rows
-// are scanned in blocks on the prediction's threads, each row without a branch per value (an OR of
-// |v| == inf, which the compiler vectorises): on wide float32 rows a test and a branch per value took a
-// third of a cascade's time. The error names no row, so it does not depend on which block finds it.
-template <typename T>
-void reject_inf(const MatrixView<T>& X, int n_threads) {
-  constexpr std::size_t kBlockRows = 1024;
-  const auto n_blocks = static_cast<std::ptrdiff_t>((X.n_rows + kBlockRows - 1) / kBlockRows);
-  const int threads = util::threads_for(X.n_rows * X.n_cols, n_threads);
-  util::parallel_for(n_blocks, threads, [&](std::ptrdiff_t b) {
-    const std::size_t begin = static_cast<std::size_t>(b) * kBlockRows, end = std::min(X.n_rows, begin + kBlockRows);
-    unsigned inf = 0;
-    for (std::size_t r = begin; r < end; ++r) {
-      const T* row = X.data + static_cast<std::ptrdiff_t>(r) * X.row_stride;
-      if (X.col_stride == 1) {
-        for (std::size_t c = 0; c < X.n_cols; ++c) inf |= static_cast<unsigned>(std::fabs(row[c]) == std::numeric_limits<T>::infinity());
-      } else {
-        for (std::size_t c = 0; c < X.n_cols; ++c)
-          inf |= static_cast<unsigned>(std::isinf(row[static_cast<std::ptrdiff_t>(c) * X.col_stride]));
-      }
-    }
-    if (inf)
-      throw InvalidArgument(std::string("Input X contains infinity or a value too large for dtype('") +
-                            (sizeof(T) == 4 ? "float32" : "float64") + "').");
-  });
-}
-
 // Runs fn(view) on X's view without the GIL, after refusing +-inf when check_inf (every prediction entry).
 template <typename Fn>
 void predict_released(const py::array& X, bool check_inf, int n_threads, Fn&& fn) {
   with_view(X, [&](auto view) {
     py::gil_scoped_release release;
-    if (check_inf) reject_inf(view, n_threads);
+    if (check_inf) predict::reject_inf(view, n_threads);
     fn(view);
     return 0;
   });
@@ -101,7 +75,8 @@ py::object predict(const PyModel& pm, const py::array& X, int n_threads, long n_
   options.early_exit = early_exit;
   options.check_every = check_every;
   options.cascade = cascade;
-  predict_released(X, check_inf, n_threads, [&](auto view) { predictor->predict(view, dst, options, n_learners); });
+  options.reject_inf = check_inf;  // checked by the engine, chunk by chunk where it can (PredictOptions)
+  predict_released(X, false, n_threads, [&](auto view) { predictor->predict(view, dst, options, n_learners); });
   if (return_n_learners) return py::make_tuple(classes, counts);
   return std::move(classes);
 }

@@ -152,3 +152,32 @@ def test_the_confidence_default_is_the_cores():
     _, report = clf._model.calibrate_cascade(np.ascontiguousarray(X[600:]), y[600:].astype(np.int32), "accuracy_loss", 0.02)
     default = inspect.signature(AdaBoostClassifier.calibrate_cascade).parameters["confidence"].default
     assert report["confidence"] == default
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_inf_is_refused_in_any_chunk_on_every_path(n_classes, dtype):
+    # Rows that may stop early are checked for +-inf a chunk at a time, as they are read (PredictOptions
+    # reject_inf): one inf in the first, a middle or the last row is refused on every path and row count,
+    # and NaN stays a missing value.
+    X, y = noisy(900, n_classes, seed=5)
+    make = AdaBoostClassifier if n_classes == 2 else REBELClassifier
+    clf = make(n_estimators=60, max_depth=2).fit(X[:600], y[:600])
+    clf.calibrate_cascade(X[600:], y[600:], max_accuracy_loss=0.05)
+    pool = np.random.RandomState(1).normal(size=(3000, 5)).astype(dtype)
+    paths = [{}, {"early_exit": True}, {"cascade": True}]
+    for n_rows in (2, 17, 700, 3000):
+        Z = pool[:n_rows]
+        expected = {i: clf.predict(Z, **p) for i, p in enumerate(paths)}
+        for at in sorted({0, n_rows // 2, n_rows - 1}):
+            for bad in (np.inf, -np.inf):
+                W = Z.copy()
+                W[at, 4] = bad
+                for p in paths:
+                    with pytest.raises(ValueError, match="Input X contains infinity"):
+                        clf.predict(W, **p)
+        W = Z.copy()
+        W[n_rows - 1, 4] = np.nan
+        for i, p in enumerate(paths):
+            labels = clf.predict(W, **p)
+            np.testing.assert_array_equal(labels[:-1], expected[i][:-1])

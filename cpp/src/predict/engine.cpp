@@ -14,6 +14,7 @@
 
 #include "predict/cascade.hpp"
 #include "predict/gather.hpp"
+#include "predict/reject_inf.hpp"
 #include "rebelboost/error.hpp"
 #include "util/parallel.hpp"
 
@@ -168,6 +169,7 @@ void Engine::predict(MatrixView<T> X, std::int32_t* classes, const PredictOption
   check_classifier("predict");
   const std::size_t K = model_.n_outputs, n = used(options.n_trees);
   if (X.n_rows < kMinGroupRows) {
+    if (options.reject_inf) reject_inf(X, options.n_threads);
     std::vector<double> scores(K);
     for (std::size_t r = 0; r < X.n_rows; ++r)
       classes[r] = predict_row(X.data + static_cast<std::ptrdiff_t>(r) * X.row_stride, X.col_stride, scores.data(),
@@ -175,7 +177,10 @@ void Engine::predict(MatrixView<T> X, std::int32_t* classes, const PredictOption
     return;
   }
   const StopRule::Stops st = stop_.stops(options, n);
-  if (st.active && !st.cascade && X.n_rows > kExitPilotRows) {
+  const bool exit_pilot = st.active && !st.cascade && X.n_rows > kExitPilotRows;
+  // Only predict_stopping over all of X checks its chunks as it reads them (reject_inf.hpp).
+  if (options.reject_inf && (exit_pilot || !st.active)) reject_inf(X, options.n_threads);
+  if (exit_pilot) {
     // Exact exit gives the labels of full evaluation whichever path runs, so it runs only where it pays: the
     // first kExitPilotRows rows (a deterministic sample: the choice never depends on timings) stop early;
     // the rest do too only if those needed at most kExitPays of the learners on average (measured in
@@ -185,19 +190,19 @@ void Engine::predict(MatrixView<T> X, std::int32_t* classes, const PredictOption
     pilot.n_rows = kExitPilotRows;
     rest.data += static_cast<std::ptrdiff_t>(kExitPilotRows) * X.row_stride;
     rest.n_rows -= kExitPilotRows;
-    predict_stopping(pilot, n, st, options.n_threads, classes, pilot_counts.data());
+    predict_stopping(pilot, n, st, options.n_threads, false, classes, pilot_counts.data());
     if (n_learners) std::copy(pilot_counts.begin(), pilot_counts.end(), n_learners);
     std::uint64_t used_learners = 0;
     for (std::uint32_t c : pilot_counts) used_learners += c;
     std::uint32_t* rest_learners = n_learners ? n_learners + kExitPilotRows : nullptr;
     if (static_cast<double>(used_learners) <= kExitPays * static_cast<double>(n) * static_cast<double>(kExitPilotRows))
-      predict_stopping(rest, n, st, options.n_threads, classes + kExitPilotRows, rest_learners);
+      predict_stopping(rest, n, st, options.n_threads, false, classes + kExitPilotRows, rest_learners);
     else
       predict_full(rest, n, options.n_threads, classes + kExitPilotRows, rest_learners);
     return;
   }
   if (st.active) {
-    predict_stopping(X, n, st, options.n_threads, classes, n_learners);
+    predict_stopping(X, n, st, options.n_threads, options.reject_inf, classes, n_learners);
     return;
   }
   predict_full(X, n, options.n_threads, classes, n_learners);

@@ -22,6 +22,7 @@
 
 #include "predict/engine.hpp"
 #include "predict/gather.hpp"
+#include "predict/reject_inf.hpp"
 #include "util/parallel.hpp"
 
 namespace rebelboost::predict {
@@ -200,7 +201,7 @@ std::uint32_t Engine::decide_lanes(const double* scores, const std::size_t* rows
 
 template <typename T>
 void Engine::predict_stopping(const MatrixView<T>& X, std::size_t n, const StopRule::Stops& st, int n_threads,
-                              std::int32_t* classes, std::uint32_t* n_learners) const {
+                              bool check_inf, std::int32_t* classes, std::uint32_t* n_learners) const {
   const ForestArrays& f = forest_.arrays();
   const std::size_t K = model_.n_outputs;
   const auto n_chunks = static_cast<std::ptrdiff_t>((X.n_rows + kChunkRows - 1) / kChunkRows);
@@ -215,8 +216,12 @@ void Engine::predict_stopping(const MatrixView<T>& X, std::size_t n, const StopR
     LiveGroups<T>& live = *mine;
     live.reset((end - begin + kLanes - 1) / kLanes);
     std::vector<std::size_t> order;
-    // The chunk's rows are copied lazily, over many returns: read them in address order once, now.
-    if (streams(X, end - begin)) stream_rows(X, begin, end);
+    // The chunk's rows are copied lazily, over many returns: read them in address order once, now (the inf
+    // check reads them all, in order: then it is that read, and X is read from memory once).
+    if (check_inf)
+      reject_inf_rows(X, begin, end);
+    else if (streams(X, end - begin))
+      stream_rows(X, begin, end);
     for (std::size_t g = 0; g < live.n; ++g) {
       const std::size_t r0 = begin + g * kLanes, lanes = std::min(kLanes, end - r0);
       start(Group<T>{live.xt_of(g), false, r0, lanes, live.scores_of(g)});
@@ -289,8 +294,8 @@ void Engine::predict_stopping(const MatrixView<T>& X, std::size_t n, const StopR
 }
 
 template void Engine::predict_stopping<float>(const MatrixView<float>&, std::size_t, const StopRule::Stops&, int,
-                                              std::int32_t*, std::uint32_t*) const;
+                                              bool, std::int32_t*, std::uint32_t*) const;
 template void Engine::predict_stopping<double>(const MatrixView<double>&, std::size_t, const StopRule::Stops&, int,
-                                               std::int32_t*, std::uint32_t*) const;
+                                               bool, std::int32_t*, std::uint32_t*) const;
 
 }  // namespace rebelboost::predict

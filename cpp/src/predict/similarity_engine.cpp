@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "predict/engine.hpp"
+#include "predict/reject_inf.hpp"
 #include "rebelboost/error.hpp"
 #include "util/parallel.hpp"
 
@@ -84,6 +85,7 @@ void SimilarityEngine::decision_function(MatrixView<T> X, double* out, std::size
 template <typename T>
 void SimilarityEngine::predict(MatrixView<T> X, std::int32_t* classes, const PredictOptions& options,
                                std::uint32_t* n_learners) const {
+  if (options.reject_inf) reject_inf(X, options.n_threads);
   const std::size_t K = model_.n_outputs, n = used(options.n_trees);
   if (!options.early_exit && !options.cascade) {
     std::vector<double> scores(X.n_rows * K);
