@@ -83,8 +83,8 @@ class Engine {
                     std::uint32_t* n_learners) const;
   // Rows that may stop early (engine_stopping.cpp): groups advance from checkpoint to checkpoint, decided
   // rows leave, and the rows still running are packed into fewer groups when that saves more than it costs.
-  template <typename T>
   // With check_inf each chunk's rows are refused if one holds +-inf (reject_inf.hpp), read while in cache.
+  template <typename T>
   void predict_stopping(const MatrixView<T>& X, std::size_t n, const StopRule::Stops& st, int n_threads,
                         bool check_inf, std::int32_t* classes, std::uint32_t* n_learners) const;
   // Binary models: advances the open lanes of a group (lane j holding row rows[j]) from t_begin to t_end
