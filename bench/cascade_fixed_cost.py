@@ -32,11 +32,16 @@ from run_environment import environment_line  # noqa: E402
 PAIRS = {"T-shirt/Shirt": (0, 6), "Dress/Coat": (3, 4)}
 
 
-def measure(pair, threads, rounds):
-    clf, X_val, y_val, X_pool = fashion(*PAIRS[pair], threads)
+def pair_task(pair, threads, pairs=PAIRS):
+    """The full model, its cascade (max_accuracy_loss 0.01) and the 100 000-row batch of an F-MNIST pair."""
+    clf, X_val, y_val, X_pool = fashion(*pairs[pair], threads)
     c = copy.deepcopy(clf).calibrate_cascade(X_val, y_val, max_accuracy_loss=0.01)
     X = np.ascontiguousarray(X_pool[np.random.RandomState(0).randint(0, len(X_pool), N_ROWS)])
-    full, cm = clf._model, c._model
+    return clf._model, c._model, X
+
+
+def measure(pair, threads, rounds):
+    full, cm, X = pair_task(pair, threads)
     T = full.n_learners
     mean = float(cm.predict(X, threads, -1, True, True, False, 0, True)[1].mean())
     fns = {}
@@ -69,11 +74,13 @@ def table(pair, T, mean, res):
     return out
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def run_pairs(description, pairs, measure, table, rounds, argv=None):
+    """The command line of the per-pair cascade benchmarks: measure(pair, threads, rounds) for each pair, then
+    the environment and table(*result) of each, printed."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--rounds", type=int, default=9)
-    parser.add_argument("--pairs", nargs="*", default=list(PAIRS))
+    parser.add_argument("--rounds", type=int, default=rounds)
+    parser.add_argument("--pairs", nargs="*", default=list(pairs))
     args = parser.parse_args(argv)
     before = environment_line(args.threads)
     results = [measure(p, args.threads, args.rounds) for p in args.pairs]
@@ -84,4 +91,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main()
+    run_pairs(__doc__.splitlines()[0], PAIRS, measure, table, rounds=9)

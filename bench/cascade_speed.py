@@ -10,7 +10,8 @@ over the ideal. One row at a time (2 000 rows through predict, 1 thread): full, 
 
 Models: F-MNIST T-shirt vs Shirt, Pullover vs Coat and Dress vs Coat (a pair no setting was tuned on; AdaBoost,
 depth 2, 1 000 trees; 784 float32 features), Hastie 10.2 (AdaBoost, depth 2, 400 trees; 10 float64 features), digits (REBEL, depth 2, 300
-trees, 10 classes; 64 features).
+trees, 10 classes; 64 features), Letter (r-cran-mlbench's LetterRecognition, REBEL, depth 2, 400 trees, 26 classes;
+16 features: issue 19's exact-exit case).
 
     OMP_WAIT_POLICY=passive python bench/cascade_speed.py [--threads 2] [--rounds 15]
 """
@@ -64,6 +65,18 @@ def digits_model(threads):
     X, y = X[order], y[order]
     clf = REBELClassifier(n_estimators=300, max_depth=2, n_jobs=threads).fit(X[:897], y[:897])
     return clf, X[897:1347], y[897:1347], X[1347:]
+
+
+def letter_model(threads):
+    import mlbench
+
+    from rebelboost import REBELClassifier
+
+    X, y = mlbench.load("LetterRecognition", target=0)  # 20 000 x 16, 26 classes
+    order = np.random.RandomState(0).permutation(len(y))
+    X, y = X[order], y[order]
+    clf = REBELClassifier(n_estimators=400, max_depth=2, n_jobs=threads).fit(X[:10_000], y[:10_000])
+    return clf, X[10_000:12_000], y[10_000:12_000], X[12_000:]
 
 
 CPU = {}  # (model, path) -> median process CPU time of a call (all threads): the work, whatever the load
@@ -152,6 +165,8 @@ def main(argv=None):
     results.append(measure("Hastie 10.2, AdaBoost 400", clf, Xv, yv, Xp, 0.01, args.threads, args.rounds))
     clf, Xv, yv, Xp = digits_model(args.threads)
     results.append(measure("digits, REBEL 300 (10 classes)", clf, Xv, yv, Xp, 0.02, args.threads, args.rounds))
+    clf, Xv, yv, Xp = letter_model(args.threads)
+    results.append(measure("Letter, REBEL 400 (26 classes)", clf, Xv, yv, Xp, 0.02, args.threads, args.rounds))
     env_after = environment_line(args.threads)
     lines = ["# Cascade and exact early exit against full evaluation, 100 000 rows", "",
              f"Command: `OMP_WAIT_POLICY={os.environ.get('OMP_WAIT_POLICY', 'unset')} python bench/cascade_speed.py "
