@@ -110,9 +110,11 @@ void check_columns(std::size_t n_cols, std::size_t n_features) {
                           std::to_string(n_features));
 }
 
-// Calls fn(group) for every group of up to 16 consecutive rows, chunks of rows in parallel.
+// Calls fn(group) for every group of up to 16 consecutive rows, chunks of rows in parallel. With check_inf
+// each group's rows are first refused if one holds +-inf (reject_inf_rows): that read in address order also
+// brings them into cache for the copies, as stream_rows does, so X is read from memory once (reject_inf.hpp).
 template <typename T, typename Fn>
-void Engine::for_each_group(const MatrixView<T>& X, int n_threads, Fn&& fn) const {
+void Engine::for_each_group(const MatrixView<T>& X, int n_threads, Fn&& fn, bool check_inf) const {
   const ForestArrays& f = forest_.arrays();
   const auto n_chunks = static_cast<std::ptrdiff_t>((X.n_rows + kChunkRows - 1) / kChunkRows);
   util::parallel_for(n_chunks, n_threads, [&](std::ptrdiff_t c) {
@@ -122,7 +124,10 @@ void Engine::for_each_group(const MatrixView<T>& X, int n_threads, Fn&& fn) cons
     const std::size_t end = std::min(X.n_rows, begin + kChunkRows);
     for (std::size_t r0 = begin; r0 < end; r0 += kLanes) {
       Group<T> g{Xt.data(), false, r0, std::min(kLanes, end - r0), scores.data()};
-      if (streams(X, g.n_lanes)) stream_rows(X, r0, r0 + g.n_lanes);
+      if (check_inf)
+        reject_inf_rows(X, r0, r0 + g.n_lanes);
+      else if (streams(X, g.n_lanes))
+        stream_rows(X, r0, r0 + g.n_lanes);
       g.has_nan = gather_group(X, r0, g.n_lanes, f, Xt.data(), scan_nan_);
       fn(g);
     }
@@ -178,8 +183,7 @@ void Engine::predict(MatrixView<T> X, std::int32_t* classes, const PredictOption
   }
   const StopRule::Stops st = stop_.stops(options, n);
   const bool exit_pilot = st.active && !st.cascade && X.n_rows > kExitPilotRows;
-  // Only predict_stopping over all of X checks its chunks as it reads them (reject_inf.hpp).
-  if (options.reject_inf && (exit_pilot || !st.active)) reject_inf(X, options.n_threads);
+  const bool check_inf = options.reject_inf;  // every batch path checks its chunks as it reads them
   if (exit_pilot) {
     // Exact exit gives the labels of full evaluation whichever path runs, so it runs only where it pays: the
     // first kExitPilotRows rows (a deterministic sample: the choice never depends on timings) stop early;
@@ -190,26 +194,26 @@ void Engine::predict(MatrixView<T> X, std::int32_t* classes, const PredictOption
     pilot.n_rows = kExitPilotRows;
     rest.data += static_cast<std::ptrdiff_t>(kExitPilotRows) * X.row_stride;
     rest.n_rows -= kExitPilotRows;
-    predict_stopping(pilot, n, st, options.n_threads, false, classes, pilot_counts.data());
+    predict_stopping(pilot, n, st, options.n_threads, check_inf, classes, pilot_counts.data());
     if (n_learners) std::copy(pilot_counts.begin(), pilot_counts.end(), n_learners);
     std::uint64_t used_learners = 0;
     for (std::uint32_t c : pilot_counts) used_learners += c;
     std::uint32_t* rest_learners = n_learners ? n_learners + kExitPilotRows : nullptr;
     if (static_cast<double>(used_learners) <= kExitPays * static_cast<double>(n) * static_cast<double>(kExitPilotRows))
-      predict_stopping(rest, n, st, options.n_threads, false, classes + kExitPilotRows, rest_learners);
+      predict_stopping(rest, n, st, options.n_threads, check_inf, classes + kExitPilotRows, rest_learners);
     else
-      predict_full(rest, n, options.n_threads, classes + kExitPilotRows, rest_learners);
+      predict_full(rest, n, options.n_threads, check_inf, classes + kExitPilotRows, rest_learners);
     return;
   }
   if (st.active) {
-    predict_stopping(X, n, st, options.n_threads, options.reject_inf, classes, n_learners);
+    predict_stopping(X, n, st, options.n_threads, check_inf, classes, n_learners);
     return;
   }
-  predict_full(X, n, options.n_threads, classes, n_learners);
+  predict_full(X, n, options.n_threads, check_inf, classes, n_learners);
 }
 
 template <typename T>
-void Engine::predict_full(const MatrixView<T>& X, std::size_t n, int n_threads, std::int32_t* classes,
+void Engine::predict_full(const MatrixView<T>& X, std::size_t n, int n_threads, bool check_inf, std::int32_t* classes,
                           std::uint32_t* n_learners) const {
   const std::size_t K = model_.n_outputs;
   for_each_group(X, n_threads, [&](const Group<T>& g) {
@@ -219,7 +223,7 @@ void Engine::predict_full(const MatrixView<T>& X, std::size_t n, int n_threads, 
       classes[g.r0 + j] = class_of(g.scores + j, K, kLanes);
       if (n_learners) n_learners[g.r0 + j] = static_cast<std::uint32_t>(n);
     }
-  });
+  }, check_inf);
 }
 
 template <typename T>
@@ -286,7 +290,7 @@ std::int32_t Engine::predict_row(const T* x, std::ptrdiff_t stride, double* scor
   template void Engine::decision_row<T>(const T*, std::ptrdiff_t, double*, std::size_t) const;                    \
   template void Engine::advance_row<T>(const T*, std::ptrdiff_t, double*, std::size_t, std::size_t) const;        \
   template void Engine::start<T>(const Group<T>&) const;                                                        \
-  template void Engine::predict_full<T>(const MatrixView<T>&, std::size_t, int, std::int32_t*, std::uint32_t*) const; \
+  template void Engine::predict_full<T>(const MatrixView<T>&, std::size_t, int, bool, std::int32_t*, std::uint32_t*) const; \
   template void Engine::add<T>(const Group<T>&, std::size_t, std::size_t) const;                                \
   template std::int32_t Engine::predict_row<T>(const T*, std::ptrdiff_t, double*, const PredictOptions&,          \
                                                std::uint32_t*) const;

@@ -71,15 +71,16 @@ class Engine {
     double* scores;
   };
   template <typename T, typename Fn>
-  void for_each_group(const MatrixView<T>& X, int n_threads, Fn&& fn) const;
+  void for_each_group(const MatrixView<T>& X, int n_threads, Fn&& fn, bool check_inf = false) const;
   template <typename T>
   void start(const Group<T>& g) const;
   template <typename T>
   void add(const Group<T>& g, std::size_t t_begin, std::size_t t_end) const;
 
-  // Every row through all n learners.
+  // Every row through all n learners; with check_inf each chunk's rows are refused if one holds +-inf
+  // (reject_inf.hpp), read while in cache.
   template <typename T>
-  void predict_full(const MatrixView<T>& X, std::size_t n, int n_threads, std::int32_t* classes,
+  void predict_full(const MatrixView<T>& X, std::size_t n, int n_threads, bool check_inf, std::int32_t* classes,
                     std::uint32_t* n_learners) const;
   // Rows that may stop early (engine_stopping.cpp): groups advance from checkpoint to checkpoint, decided
   // rows leave, and the rows still running are packed into fewer groups when that saves more than it costs.

@@ -1,7 +1,7 @@
 // Refusing +-inf in the rows handed to prediction (NaN is a missing value, but inf is refused as
 // scikit-learn's validation does). One rule, two places it runs: a pass over all of X before a prediction
 // (reject_inf), or each chunk of rows checked just before the chunk is gathered, while it is in cache
-// (engine_stopping.cpp), which spares wide rows a second read from memory (docs/guide/cascades.md).
+// (engine.cpp, engine_stopping.cpp), which spares wide rows a second read from memory (docs/guide/cascades.md).
 #pragma once
 
 #include <algorithm>
