@@ -41,14 +41,19 @@ ExitBounds::ExitBounds(const Model& model) : K_(model.n_outputs) {
 }
 
 // decided() needs P_lead - P_j > reach(j) for every j, so a spread above max_{j != lead} reach(j), at least
-// min_l max_{j != l} reach_l(j); with per-class sums reach_l(j) = R_l + R_j >= max_k R_k.
+// min_l max_{j != l} reach_l(j); with per-class sums reach_l(j) = R_l + R_j, whose max over j != l is at
+// least R_l + max_{j != l} R_j, and the least of those over l is max_k R_k + min_k R_k (l the smallest R).
 double ExitBounds::needed(std::size_t s, const Range& r) const {
   const std::size_t c = s / kGranularity;
   if (K_ == 1) return class_sum_[r.end] - class_sum_[c];
   if (!pairs_) {
-    double most = 0.0;
-    for (std::size_t k = 0; k < K_; ++k) most = std::max(most, class_sum_[r.end * K_ + k] - class_sum_[c * K_ + k]);
-    return most;
+    double most = 0.0, least = std::numeric_limits<double>::infinity();
+    for (std::size_t k = 0; k < K_; ++k) {
+      const double R = class_sum_[r.end * K_ + k] - class_sum_[c * K_ + k];
+      most = std::max(most, R);
+      least = std::min(least, R);
+    }
+    return most + least;
   }
   const std::size_t n_pairs = K_ * (K_ - 1) / 2;
   double least = std::numeric_limits<double>::infinity();

@@ -13,7 +13,6 @@ namespace rebelboost::predict {
 
 StopRule::StopRule(const Model& model) : model_(model), bounds_(model), all_(bounds_.range(model.n_learners())) {
   const std::size_t g = ExitBounds::kGranularity;
-  if (model.n_outputs > ExitBounds::kMaxPairClasses) return;  // O(K) each: computed when asked
   needed_.resize(model.n_learners() / g + 1);
   for (std::size_t c = 0; c < needed_.size(); ++c) needed_[c] = bounds_.needed(c * g, all_);
 }

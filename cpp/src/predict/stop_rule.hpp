@@ -58,7 +58,7 @@ class StopRule {
   // learner count, and saves their checks.
   std::size_t next_possible(std::size_t t, double spread, const Stops& st) const;
   // ExitBounds::needed(s, st.range): a row whose spread is at most this is not decided by the exact bound at
-  // checkpoint s (tabled at construction for calls using every learner, up to kMaxPairClasses classes).
+  // checkpoint s (tabled at construction for calls using every learner).
   double needed(std::size_t s, const Stops& st) const {
     const std::size_t c = s / ExitBounds::kGranularity;
     return st.range.n == all_.n && c < needed_.size() ? needed_[c] : bounds_.needed(s, st.range);

@@ -2,6 +2,7 @@
 // (ties between classes, steps of wildly different magnitudes, sums that cancel to a few ulps).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -212,6 +213,34 @@ TEST(ExitBounds, PairSumsMatchADirectSum) {
   EXPECT_EQ(bounds.decided(P.data(), 1, s, range, predict::ExitBounds::leaders(P.data(), 1, 4)), -1);
   P[3] = reach * (1 + 1e-9) + margin * 2.0 + 1e-9;
   EXPECT_EQ(bounds.decided(P.data(), 1, s, range, predict::ExitBounds::leaders(P.data(), 1, 4)), 3);
+}
+
+// needed(s) is the spread below which decided() returns -1 (StopRule skips those rows' checks). Scores near
+// the boundary, per-pair sums (K <= kMaxPairClasses) and per-class sums (K = 20): a decided row's spread
+// always exceeds needed, and the bound is tight enough that some rows just above it are decided.
+TEST(ExitBounds, NeededNeverHidesADecision) {
+  for (const std::size_t K : {std::size_t{3}, std::size_t{7}, std::size_t{20}}) {
+    const Model m = testing::uneven_model(K + 5, 5, K, 60);
+    const predict::ExitBounds bounds(m);
+    const auto range = bounds.range(m.trees.size());
+    std::mt19937_64 rng(K);
+    std::size_t decided = 0;
+    for (std::size_t s = 4; s < m.trees.size(); s += 4) {
+      const double needed = bounds.needed(s, range);
+      for (int trial = 0; trial < 200; ++trial) {
+        std::vector<double> P(K);
+        for (double& v : P) v = std::ldexp(static_cast<double>(rng() % 1000), -12) * needed;
+        P[rng() % K] += std::ldexp(static_cast<double>(rng() % 1000), -8) * needed;  // a lead near needed
+        const auto l = predict::ExitBounds::leaders(P.data(), 1, K);
+        const double spread = *std::max_element(P.begin(), P.end()) - *std::min_element(P.begin(), P.end());
+        if (bounds.decided(P.data(), 1, s, range, l) >= 0) {
+          EXPECT_GT(spread, needed) << "K " << K << " s " << s;
+          ++decided;
+        }
+      }
+    }
+    EXPECT_GT(decided, 0u) << "K " << K;
+  }
 }
 
 // Skipping checkpoints (StopRule::next_possible, in batches and row by row) must not change when a row
