@@ -36,6 +36,9 @@ constexpr std::size_t kNoRow = static_cast<std::size_t>(-1);
 // running, after the checkpoint spacing clamped to [kMinSyncLearners, kSyncLearners] learners; the interval
 // doubles (up to kMaxSyncLearners) while no row leaves.
 constexpr std::size_t kMinSyncLearners = 8, kSyncLearners = 32, kMaxSyncLearners = 256;
+// decide_lanes computes the leaders lane by lane (one pass over the lane's K scores each) for at most this
+// many candidate lanes, else for all 16 lanes in one kernel pass.
+constexpr std::size_t kLaneByLaneLeaders = 4;
 
 std::size_t popcount(std::uint32_t v) { return static_cast<std::size_t>(__builtin_popcount(v)); }
 // The index of the lowest set bit of m != 0.
@@ -150,26 +153,30 @@ std::uint32_t Engine::decide_lanes(const double* scores, const std::size_t* rows
                                    double& spread) const {
   const std::size_t K = model_.n_outputs;
   // The exact bound never decides a lane whose spread is at most `needed`, and a cascade's threshold never
-  // one whose spread (at least its lead) is below the checkpoint's smallest threshold: the spreads first (a
-  // max and a min per class), the leaders only for the lanes that pass.
+  // one whose lead (top - runner-up, the cascade's margin) is below the checkpoint's smallest threshold: the
+  // spreads and leads first (a max, a min and a second max per class), the leaders only for the lanes that
+  // pass. With many classes the spread is far above the lead, so testing the spread against the thresholds
+  // sent nearly every lane to the leaders at every checkpoint.
   const double needed = stop_.needed(t, st);
   double least = std::numeric_limits<double>::infinity();
   if (st.cascade && t / st.every - 1 < st.n_checkpoints) {
     const std::size_t w = model_.n_classes(), c = t / st.every - 1;
     for (std::size_t k = 0; k < w; ++k) least = std::min(least, st.cascade->thresholds[c * w + k]);
   }
-  double hi[kLanes], lo[kLanes];
-  for (std::size_t j = 0; j < kLanes; ++j) hi[j] = lo[j] = scores[j];
+  double hi[kLanes], lo[kLanes], second[kLanes];
+  for (std::size_t j = 0; j < kLanes; ++j) hi[j] = lo[j] = scores[j], second[j] = -std::numeric_limits<double>::infinity();
   for (std::size_t k = 1; k < K; ++k)
     for (std::size_t j = 0; j < kLanes; ++j) {
       const double v = scores[k * kLanes + j];
+      const double below = v < hi[j] ? v : hi[j];  // min(top, v): the runner-up if v is the new top
+      second[j] = below > second[j] ? below : second[j];
       hi[j] = v > hi[j] ? v : hi[j];
       lo[j] = v < lo[j] ? v : lo[j];
     }
   std::uint32_t candidates = 0;
   for (std::uint32_t m = open; m; m &= m - 1) {
     const std::size_t j = lowest_lane(m);
-    if (hi[j] - lo[j] > needed || !(hi[j] - lo[j] < least))
+    if (hi[j] - lo[j] > needed || !(hi[j] - second[j] < least))
       candidates |= 1u << j;
     else
       spread = std::max(spread, hi[j] - lo[j]);
@@ -177,19 +184,26 @@ std::uint32_t Engine::decide_lanes(const double* scores, const std::size_t* rows
   if (!candidates) return open;
   std::int32_t decided[kLanes];
   std::uint32_t done = 0;
+  // The leaders of all 16 lanes in one kernel pass, or lane by lane where few lanes need them (the same
+  // values either way: ExitBounds::leaders is the kernel's rule).
+  const bool few = popcount(candidates) <= kLaneByLaneLeaders;
   LaneLeaders lanes;
-  kernels_.leaders(scores, K, lanes);
+  if (!few) kernels_.leaders(scores, K, lanes);
   for (std::uint32_t m = candidates; m; m &= m - 1) {
     const std::size_t j = lowest_lane(m);
     ExitBounds::Leaders l;
-    l.lead = static_cast<std::size_t>(lanes.lead[j]);
-    l.second = static_cast<std::size_t>(lanes.second[j]);
-    l.top = lanes.top[j];
-    l.runner = lanes.runner[j];
-    l.largest = lanes.largest[j];
+    if (few) {
+      l = ExitBounds::leaders(scores + j, kLanes, K);
+    } else {
+      l.lead = static_cast<std::size_t>(lanes.lead[j]);
+      l.second = static_cast<std::size_t>(lanes.second[j]);
+      l.top = lanes.top[j];
+      l.runner = lanes.runner[j];
+      l.largest = lanes.largest[j];
+    }
     decided[j] = stop_.decide(scores + j, kLanes, t, st, l);
     done |= static_cast<std::uint32_t>(decided[j] >= 0) << j;
-    if (decided[j] < 0) spread = std::max(spread, lanes.top[j] - lanes.bottom[j]);
+    if (decided[j] < 0) spread = std::max(spread, hi[j] - lo[j]);
   }
   for (std::uint32_t m = done; m; m &= m - 1) {
     const std::size_t j = lowest_lane(m);
