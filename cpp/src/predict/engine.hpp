@@ -97,10 +97,10 @@ class Engine {
                                std::uint32_t* n_learners) const;
   // K >= 2 classes: decides the open lanes of a group (scores[k * 16 + lane], lane j holding row rows[j])
   // after t learners: writes their classes and learner counts; returns the lanes still open and raises
-  // `spread` to the largest StopRule::spread among them.
+  // `margins` to the largest StopRule::margins among them.
   std::uint32_t decide_lanes(const double* scores, const std::size_t* rows, std::uint32_t open, std::size_t t,
                              const StopRule::Stops& st, std::int32_t* classes, std::uint32_t* n_learners,
-                             double& spread) const;
+                             StopRule::Margins& margins) const;
   // Work of one tree for one group, in the units of copying one value (the repacking decision).
   double group_tree_cost() const { return group_tree_cost_; }
   // Whether `n_rows` rows of X are read in address order before their columns are copied (stream_rows in

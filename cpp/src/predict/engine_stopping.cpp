@@ -150,14 +150,14 @@ std::uint32_t Engine::advance_binary(const Group<T>& g, std::size_t t_begin, std
 
 std::uint32_t Engine::decide_lanes(const double* scores, const std::size_t* rows, std::uint32_t open, std::size_t t,
                                    const StopRule::Stops& st, std::int32_t* classes, std::uint32_t* n_learners,
-                                   double& spread) const {
+                                   StopRule::Margins& margins) const {
   const std::size_t K = model_.n_outputs;
-  // The exact bound never decides a lane whose spread is at most `needed`, and a cascade's threshold never
-  // one whose lead (top - runner-up, the cascade's margin) is below the checkpoint's smallest threshold: the
-  // spreads and leads first (a max, a min and a second max per class), the leaders only for the lanes that
-  // pass. With many classes the spread is far above the lead, so testing the spread against the thresholds
-  // sent nearly every lane to the leaders at every checkpoint.
-  const double needed = stop_.needed(t, st);
+  // The exact bound never decides a lane whose spread is at most `needed` or whose lead (top - runner-up) is
+  // at most `needed_lead`, and a cascade's threshold never one whose lead (its margin) is below the
+  // checkpoint's smallest threshold: the spreads and leads first (a max, a min and a second max per class),
+  // the leaders only for the lanes that pass. With many classes the spread is far above the lead, so testing
+  // the spread alone sent nearly every lane to the leaders at every checkpoint.
+  const double needed = stop_.needed(t, st), needed_lead = stop_.needed_lead(t, st);
   double least = std::numeric_limits<double>::infinity();
   if (st.cascade && t / st.every - 1 < st.n_checkpoints) {
     const std::size_t w = model_.n_classes(), c = t / st.every - 1;
@@ -176,10 +176,11 @@ std::uint32_t Engine::decide_lanes(const double* scores, const std::size_t* rows
   std::uint32_t candidates = 0;
   for (std::uint32_t m = open; m; m &= m - 1) {
     const std::size_t j = lowest_lane(m);
-    if (hi[j] - lo[j] > needed || !(hi[j] - second[j] < least))
+    const StopRule::Margins lane{hi[j] - lo[j], hi[j] - second[j]};
+    if ((lane.spread > needed && lane.lead > needed_lead) || !(lane.lead < least))
       candidates |= 1u << j;
     else
-      spread = std::max(spread, hi[j] - lo[j]);
+      margins.raise(lane);
   }
   if (!candidates) return open;
   std::int32_t decided[kLanes];
@@ -203,7 +204,7 @@ std::uint32_t Engine::decide_lanes(const double* scores, const std::size_t* rows
     }
     decided[j] = stop_.decide(scores + j, kLanes, t, st, l);
     done |= static_cast<std::uint32_t>(decided[j] >= 0) << j;
-    if (decided[j] < 0) spread = std::max(spread, hi[j] - lo[j]);
+    if (decided[j] < 0) margins.raise({hi[j] - lo[j], hi[j] - second[j]});
   }
   for (std::uint32_t m = done; m; m &= m - 1) {
     const std::size_t j = lowest_lane(m);
@@ -243,8 +244,8 @@ void Engine::predict_stopping(const MatrixView<T>& X, std::size_t n, const StopR
       live.open[g] = (lanes == kLanes ? 0xFFFFu : (1u << lanes) - 1);
     }
     std::size_t running = end - begin;
-    // The largest spread of a running row (StopRule::next_possible); every row starts at the bias.
-    double spread = StopRule::spread(model_.bias.data(), 1, K);
+    // The largest margins of a running row (StopRule::next_possible); every row starts at the bias.
+    StopRule::Margins margins = StopRule::margins(model_.bias.data(), 1, K);
     std::size_t first_stop = 0;  // binary: the plan's first checkpoint after t
     // The first return (and the one after a segment where rows left) comes after the checkpoint spacing,
     // within [kMinSyncLearners, kSyncLearners]: a cascade whose rows mostly leave at its first checkpoints
@@ -254,7 +255,7 @@ void Engine::predict_stopping(const MatrixView<T>& X, std::size_t n, const StopR
     for (std::size_t t = 0; t < n && running > 0;) {
       std::size_t next = n;
       const std::size_t was_running = running;
-      if (K > 1) next = stop_.next_possible(t, spread, st);
+      if (K > 1) next = stop_.next_possible(t, margins, st);
       if (K == 1) next = std::min(n, t + sync);  // checked inside the kernel up to the next sync
       // The columns the learners up to `next` read, for the rows still running (a row that stopped early
       // never had the rest copied).
@@ -281,12 +282,12 @@ void Engine::predict_stopping(const MatrixView<T>& X, std::size_t n, const StopR
       if (t == n) break;
       std::size_t busy = 0;
       running = 0;
-      spread = 0.0;
+      margins = {};
       for (std::size_t g = 0; g < live.n; ++g) {
         if (!live.open[g]) continue;
         if (K > 1)
           live.open[g] = decide_lanes(live.scores_of(g), &live.rows[g * kLanes], live.open[g], t, st, classes,
-                                      n_learners, spread);
+                                      n_learners, margins);
         running += popcount(live.open[g]);
         busy += live.open[g] != 0;
       }

@@ -69,6 +69,26 @@ double ExitBounds::needed(std::size_t s, const Range& r) const {
   return least;
 }
 
+// decided() needs P_lead - P_second > reach(second) >= the least reach of any pair (per-class sums: R_l +
+// R_j >= the sum of the two smallest R_k). The same rounded values, so the bound holds in floating point.
+double ExitBounds::needed_lead(std::size_t s, const Range& r) const {
+  const std::size_t c = s / kGranularity;
+  if (K_ == 1) return class_sum_[r.end] - class_sum_[c];
+  if (!pairs_) {
+    double least = std::numeric_limits<double>::infinity(), next = least;
+    for (std::size_t k = 0; k < K_; ++k) {
+      const double R = class_sum_[r.end * K_ + k] - class_sum_[c * K_ + k];
+      next = std::min(next, std::max(least, R));
+      least = std::min(least, R);
+    }
+    return least + next;
+  }
+  const std::size_t n_pairs = K_ * (K_ - 1) / 2;
+  double least = std::numeric_limits<double>::infinity();
+  for (std::size_t p = 0; p < n_pairs; ++p) least = std::min(least, pair_sum_[r.end * n_pairs + p] - pair_sum_[c * n_pairs + p]);
+  return least;
+}
+
 ExitBounds::Range ExitBounds::range(std::size_t n) const {
   Range r;
   r.n = n;

@@ -67,6 +67,10 @@ class ExitBounds {
     return sum[std::min((s + kGranularity - 1) / kGranularity, n_checkpoints_ - 1)] - sum[t / kGranularity];
   }
   double needed(std::size_t s, const Range& r) const;
+  // decided() also returns -1 unless the lead (top - runner-up; |P| for K = 1) exceeds needed_lead(s), the
+  // least reach of any pair (per-class sums: the two smallest R_k), and the lead grows by at most growth(t,
+  // s) too. With many classes the lead is far below the spread, so this skips most checks.
+  double needed_lead(std::size_t s, const Range& r) const;
 
  private:
   std::size_t K_ = 1, n_checkpoints_ = 1;

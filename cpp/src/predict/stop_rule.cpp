@@ -14,7 +14,11 @@ namespace rebelboost::predict {
 StopRule::StopRule(const Model& model) : model_(model), bounds_(model), all_(bounds_.range(model.n_learners())) {
   const std::size_t g = ExitBounds::kGranularity;
   needed_.resize(model.n_learners() / g + 1);
-  for (std::size_t c = 0; c < needed_.size(); ++c) needed_[c] = bounds_.needed(c * g, all_);
+  needed_lead_.resize(needed_.size());
+  for (std::size_t c = 0; c < needed_.size(); ++c) {
+    needed_[c] = bounds_.needed(c * g, all_);
+    needed_lead_[c] = bounds_.needed_lead(c * g, all_);
+  }
 }
 
 StopRule::Stops StopRule::stops(const PredictOptions& options, std::size_t n) const {
@@ -51,17 +55,19 @@ std::int32_t StopRule::decide(const double* s, std::size_t stride, std::size_t t
   return decide(s, stride, t, st, K == 1 ? ExitBounds::Leaders{} : ExitBounds::leaders(s, stride, K));
 }
 
-double StopRule::spread(const double* s, std::size_t stride, std::size_t K) {
-  if (K == 1) return std::fabs(s[0]);
-  double lo = s[0], hi = s[0];
+StopRule::Margins StopRule::margins(const double* s, std::size_t stride, std::size_t K) {
+  if (K == 1) return {std::fabs(s[0]), std::fabs(s[0])};
+  double lo = s[0], hi = s[0], second = -std::numeric_limits<double>::infinity();
   for (std::size_t k = 1; k < K; ++k) {
-    lo = std::min(lo, s[k * stride]);
-    hi = std::max(hi, s[k * stride]);
+    const double v = s[k * stride];
+    second = std::max(second, std::min(hi, v));  // the runner-up if v is the new top
+    lo = std::min(lo, v);
+    hi = std::max(hi, v);
   }
-  return hi - lo;
+  return {hi - lo, hi - second};
 }
 
-std::size_t StopRule::next_possible(std::size_t t, double spread, const Stops& st) const {
+std::size_t StopRule::next_possible(std::size_t t, const Margins& row, const Stops& st) const {
   const std::size_t n = st.range.n;
   // The spread after s learners, as rounded additions reach it, stays below this (the rounding is far
   // below 2^-20 of the magnitudes, see exit_bounds.hpp).
@@ -74,9 +80,12 @@ std::size_t StopRule::next_possible(std::size_t t, double spread, const Stops& s
     const std::size_t stop = std::min(n - 1, st.last);  // the last learner count that may be a checkpoint
     if (n == 0 || t >= stop || st.every == 0) return n;
     const std::size_t m = (stop - t) / st.every;  // checkpoints t + k every <= stop, k = 1 .. m
+    // Both margins grow by at most growth(t, s) (exit_bounds.hpp); both tests are monotone in s.
     const auto possible = [&](std::size_t k) {
       const std::size_t s = t + k * st.every;
-      return (spread + bounds_.growth(t, s)) * (1.0 + slack) + slack * st.range.mass >= needed(s, st);
+      const double g = bounds_.growth(t, s);
+      return (row.spread + g) * (1.0 + slack) + slack * st.range.mass >= needed(s, st) &&
+             (row.lead + g) * (1.0 + slack) + slack * st.range.mass >= needed_lead(s, st);
     };
     // Galloping from the next checkpoint (a row near deciding pays one test), then bisection.
     std::size_t lo = 1, hi = 1;
@@ -92,17 +101,19 @@ std::size_t StopRule::next_possible(std::size_t t, double spread, const Stops& s
     return lo <= m ? t + lo * st.every : n;
   }
   for (std::size_t s = st.next(t, n); s < n; s = st.next(s, n)) {
-    const double reach = (spread + bounds_.growth(t, s)) * (1.0 + slack) + slack * st.range.mass;
-    if (reach >= needed(s, st)) return s;
+    const double g = bounds_.growth(t, s);
+    const double reach = (row.spread + g) * (1.0 + slack) + slack * st.range.mass;
+    const double lead_reach = (row.lead + g) * (1.0 + slack) + slack * st.range.mass;
+    if (reach >= needed(s, st) && lead_reach >= needed_lead(s, st)) return s;
     const std::size_t c = st.cascade ? s / st.every - 1 : st.n_checkpoints;
     if (c >= st.n_checkpoints) continue;
-    // A cascade leaves with a margin (|P| for K = 1, the leader's lead, below the spread, for K >= 2) at
-    // least some threshold of this checkpoint.
+    // A cascade leaves with a margin (|P| for K = 1, the leader's lead for K >= 2) at least some threshold
+    // of this checkpoint.
     const std::size_t w = model_.n_classes();
     double least = std::numeric_limits<double>::infinity();
     for (const double* theta = st.cascade->thresholds.data() + c * w; theta != st.cascade->thresholds.data() + (c + 1) * w; ++theta)
       if (*theta < least) least = *theta;
-    if (reach >= least) return s;
+    if (lead_reach >= least) return s;
   }
   return n;
 }

@@ -50,18 +50,36 @@ class StopRule {
   // The same for the lanes of a binary model's group, as the test the kernels apply (BinaryTest).
   BinaryTest binary_test(std::size_t t, const Stops& st) const;
 
-  // A row's spread: |s[0]| for K = 1, else max_k s[k * stride] - min_k s[k * stride].
-  static double spread(const double* s, std::size_t stride, std::size_t K);
-  // The first checkpoint after t (0 or a checkpoint) where a row whose spread after t learners is at most
-  // `spread` could be decided (st.range.n if none): the checkpoints between cannot decide it (neither the
-  // exact bound nor the cascade's thresholds are within reach), so skipping them changes no class and no
-  // learner count, and saves their checks.
-  std::size_t next_possible(std::size_t t, double spread, const Stops& st) const;
-  // ExitBounds::needed(s, st.range): a row whose spread is at most this is not decided by the exact bound at
-  // checkpoint s (tabled at construction for calls using every learner).
+  // A row's spread (max_k s[k * stride] - min_k s[k * stride]) and lead (max_k s[k * stride] - the
+  // runner-up, the cascade's margin); both |s[0]| for K = 1. Of several rows: the largest of each.
+  struct Margins {
+    double spread = 0.0, lead = 0.0;
+    void raise(const Margins& o) {
+      spread = std::max(spread, o.spread);
+      lead = std::max(lead, o.lead);
+    }
+  };
+  static Margins margins(const double* s, std::size_t stride, std::size_t K);
+  // The first checkpoint after t (0 or a checkpoint) where a row whose margins after t learners are at most
+  // `row` could be decided (st.range.n if none): the checkpoints between cannot decide it (neither the exact
+  // bound nor the cascade's thresholds are within reach), so skipping them changes no class and no learner
+  // count, and saves their checks.
+  std::size_t next_possible(std::size_t t, const Margins& row, const Stops& st) const;
+  // ExitBounds::needed / needed_lead(s, st.range): a row whose spread is at most needed, or whose lead is at
+  // most needed_lead, is not decided by the exact bound at checkpoint s (tabled at construction for calls
+  // using every learner).
   double needed(std::size_t s, const Stops& st) const {
     const std::size_t c = s / ExitBounds::kGranularity;
     return st.range.n == all_.n && c < needed_.size() ? needed_[c] : bounds_.needed(s, st.range);
+  }
+  double needed_lead(std::size_t s, const Stops& st) const {
+    const std::size_t c = s / ExitBounds::kGranularity;
+    return st.range.n == all_.n && c < needed_lead_.size() ? needed_lead_[c] : bounds_.needed_lead(s, st.range);
+  }
+  // Whether the exact bound may decide a row with these margins at checkpoint s (else decide() gives -1
+  // unless a cascade's threshold is reached).
+  bool exact_possible(std::size_t s, const Margins& m, const Stops& st) const {
+    return m.spread > needed(s, st) && m.lead > needed_lead(s, st);
   }
 
   const ExitBounds& bounds() const { return bounds_; }
@@ -71,6 +89,7 @@ class StopRule {
   ExitBounds bounds_;
   ExitBounds::Range all_;       // the range of a call with every learner
   std::vector<double> needed_;  // [s / kGranularity]: ExitBounds::needed(s, all_)
+  std::vector<double> needed_lead_;  // [s / kGranularity]: ExitBounds::needed_lead(s, all_)
 };
 
 // One row from checkpoint to checkpoint: advance(t_begin, t_end) adds those learners to scores[0..K),
@@ -80,16 +99,16 @@ std::int32_t predict_with_stops(const StopRule& rule, const Model& model, const 
                                 double* scores, std::uint32_t* n_learners, Advance&& advance) {
   const StopRule::Stops st = rule.stops(options, n);
   for (std::size_t k = 0; k < model.n_outputs; ++k) scores[k] = model.bias[k];
-  double spread = StopRule::spread(scores, 1, model.n_outputs);
+  StopRule::Margins m = StopRule::margins(scores, 1, model.n_outputs);
   for (std::size_t t = 0; t < n;) {
-    const std::size_t next = st.active ? rule.next_possible(t, spread, st) : n;
+    const std::size_t next = st.active ? rule.next_possible(t, m, st) : n;
     advance(t, next);
     t = next;
     if (t == n) break;
-    // next_possible bounds the spread from above; the exact bound needs the spread itself above `needed`
-    // (one pass over the scores), before the leaders and the pair sums are looked at.
-    spread = StopRule::spread(scores, 1, model.n_outputs);
-    if (!st.cascade && spread <= rule.needed(t, st)) continue;
+    // next_possible bounds the margins from above; the exact bound needs the margins themselves above
+    // `needed` and `needed_lead` (one pass over the scores), before the leaders and the pair sums are looked at.
+    m = StopRule::margins(scores, 1, model.n_outputs);
+    if (!st.cascade && !rule.exact_possible(t, m, st)) continue;
     const std::int32_t c = rule.decide(scores, 1, t, st);
     if (c >= 0) {
       if (n_learners) *n_learners = static_cast<std::uint32_t>(t);

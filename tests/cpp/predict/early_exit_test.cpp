@@ -215,7 +215,8 @@ TEST(ExitBounds, PairSumsMatchADirectSum) {
   EXPECT_EQ(bounds.decided(P.data(), 1, s, range, predict::ExitBounds::leaders(P.data(), 1, 4)), 3);
 }
 
-// needed(s) is the spread below which decided() returns -1 (StopRule skips those rows' checks). Scores near
+// needed(s) is the spread, needed_lead(s) the lead, below which decided() returns -1 (StopRule skips those
+// rows' checks). Scores near
 // the boundary, per-pair sums (K <= kMaxPairClasses) and per-class sums (K = 20): a decided row's spread
 // always exceeds needed, and the bound is tight enough that some rows just above it are decided.
 TEST(ExitBounds, NeededNeverHidesADecision) {
@@ -235,11 +236,38 @@ TEST(ExitBounds, NeededNeverHidesADecision) {
         const double spread = *std::max_element(P.begin(), P.end()) - *std::min_element(P.begin(), P.end());
         if (bounds.decided(P.data(), 1, s, range, l) >= 0) {
           EXPECT_GT(spread, needed) << "K " << K << " s " << s;
+          EXPECT_GT(l.top - l.runner, bounds.needed_lead(s, range)) << "K " << K << " s " << s;
           ++decided;
         }
       }
     }
     EXPECT_GT(decided, 0u) << "K " << K;
+    // The tightest pair, from a direct sum: a lead just above its reach is decided, so needed_lead is
+    // exactly the least reach (a larger one would hide this decision).
+    const std::size_t T = m.trees.size(), s = 8;
+    double best = std::numeric_limits<double>::infinity();
+    std::size_t bl = 0, bj = 1;
+    for (std::size_t l = 0; l < K; ++l)
+      for (std::size_t j = l + 1; j < K; ++j) {
+        double reach = 0.0, Rl = 0.0, Rj = 0.0;
+        for (std::size_t t = s; t < T; ++t) {
+          reach += std::fabs(m.trees[t].step[l] - m.trees[t].step[j]);
+          Rl += std::fabs(m.trees[t].step[l]);
+          Rj += std::fabs(m.trees[t].step[j]);
+        }
+        if (K > predict::ExitBounds::kMaxPairClasses) reach = Rl + Rj;
+        if (reach < best) best = reach, bl = l, bj = j;
+      }
+    double total = 0.0;
+    for (const Tree& tree : m.trees)
+      for (double a : tree.step) total += std::fabs(a);
+    std::vector<double> P(K, -3.0 * total - 1.0);  // the other classes out of reach
+    const double margin = range.margin_scale * (2.0 * (3.0 * total + 1.0) + range.mass);
+    P[bl] = 0.0;
+    P[bj] = -best * (1.0 + 1e-9) - 2.0 * margin;
+    const auto l = predict::ExitBounds::leaders(P.data(), 1, K);
+    EXPECT_EQ(bounds.decided(P.data(), 1, s, range, l), static_cast<std::int32_t>(bl)) << "K " << K;
+    EXPECT_GT(l.top - l.runner, bounds.needed_lead(s, range)) << "K " << K;
   }
 }
 
