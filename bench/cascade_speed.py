@@ -11,7 +11,9 @@ over the ideal. One row at a time (2 000 rows through predict, 1 thread): full, 
 Models: F-MNIST T-shirt vs Shirt, Pullover vs Coat and Dress vs Coat (a pair no setting was tuned on; AdaBoost,
 depth 2, 1 000 trees; 784 float32 features), Hastie 10.2 (AdaBoost, depth 2, 400 trees; 10 float64 features), digits (REBEL, depth 2, 300
 trees, 10 classes; 64 features), Letter (r-cran-mlbench's LetterRecognition, REBEL, depth 2, 400 trees, 26 classes;
-16 features: issue 19's exact-exit case).
+16 features: issue 19's exact-exit case), and two models whose last learners are small, where exact exit
+decides most rows early (REBEL depth 3 on make_classification, 20 features, 2 and 5 classes: 60 trees at
+learning rate 1, then warm-started to 400 at 0.02).
 
     OMP_WAIT_POLICY=passive python bench/cascade_speed.py [--threads 2] [--rounds 15]
 """
@@ -77,6 +79,19 @@ def letter_model(threads):
     X, y = X[order], y[order]
     clf = REBELClassifier(n_estimators=400, max_depth=2, n_jobs=threads).fit(X[:10_000], y[:10_000])
     return clf, X[10_000:12_000], y[10_000:12_000], X[12_000:]
+
+
+def fine_tuned_model(n_classes, threads):
+    """REBEL, depth 3: 60 trees at learning rate 1, then warm-started to 400 at learning rate 0.02 (a model
+    whose last learners are small: there exact exit decides most rows early)."""
+    from sklearn.datasets import make_classification
+
+    from rebelboost import REBELClassifier
+
+    X, y = make_classification(42_000, 20, n_informative=10, n_classes=n_classes, class_sep=1.5, random_state=0)
+    clf = REBELClassifier(n_estimators=60, max_depth=3, learning_rate=1.0, warm_start=True, n_jobs=threads)
+    clf.fit(X[:20_000], y[:20_000]).set_params(n_estimators=400, learning_rate=0.02).fit(X[:20_000], y[:20_000])
+    return clf, X[20_000:22_000], y[20_000:22_000], X[22_000:]
 
 
 CPU = {}  # (model, path) -> median process CPU time of a call (all threads): the work, whatever the load
@@ -167,6 +182,10 @@ def main(argv=None):
     results.append(measure("digits, REBEL 300 (10 classes)", clf, Xv, yv, Xp, 0.02, args.threads, args.rounds))
     clf, Xv, yv, Xp = letter_model(args.threads)
     results.append(measure("Letter, REBEL 400 (26 classes)", clf, Xv, yv, Xp, 0.02, args.threads, args.rounds))
+    for K in (2, 5):
+        clf, Xv, yv, Xp = fine_tuned_model(K, args.threads)
+        results.append(measure(f"fine-tuned, REBEL 60 + 340 ({K} classes)", clf, Xv, yv, Xp, 0.01, args.threads,
+                               args.rounds))
     env_after = environment_line(args.threads)
     lines = ["# Cascade and exact early exit against full evaluation, 100 000 rows", "",
              f"Command: `OMP_WAIT_POLICY={os.environ.get('OMP_WAIT_POLICY', 'unset')} python bench/cascade_speed.py "
