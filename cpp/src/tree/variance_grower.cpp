@@ -76,16 +76,6 @@ void VarianceGrower::build(const std::vector<std::size_t>& which, const std::int
   // An add per row and feature; below the root the row's code is a gathered read besides.
   const int threads = util::threads_for(rows * F * (root ? 1 : 2), n_threads_);
   const std::uint32_t* order = root ? nullptr : partition_.rows(0);
-  if (!root) {  // the leaves' values in their rows' order, once: each group's pass then reads them in sequence
-    std::vector<RowPartition::Range> ranges;
-    for (std::size_t l : which) ranges.push_back({leaves_[l].begin, leaves_[l].end});
-    ordered_s_.resize(N);
-    partition_.gather_values(ranges, packed_ ? packed_source_ : s, ordered_s_.data(), n_threads_);
-    if (!packed_) {
-      ordered_t_.resize(N);
-      partition_.gather_values(ranges, t, ordered_t_.data(), n_threads_);
-    }
-  }
   // Job g * L + j: leaf j's feature group g (feature_groups.hpp), one pass over the leaf's rows. The static
   // schedule gives each thread a run of groups of every leaf, so siblings of very different sizes still share
   // the threads evenly.
@@ -104,6 +94,7 @@ void VarianceGrower::build(const std::vector<std::size_t>& which, const std::int
     }
     const std::uint32_t* leaf_rows = root ? nullptr : order + leaf.begin;  // the root: rows in order, no indirection
     const std::size_t n = leaf.end - leaf.begin;
+    // Below the root, the leaf's values in its rows' order: carried by the partition that made the leaf.
     if (packed_)
       add_group_packed(group, leaf_rows, n, (root ? packed_source_ : ordered_s_.data()) + leaf.begin, pack_offset_);
     else
@@ -198,6 +189,8 @@ void VarianceGrower::start(const std::int64_t* s, const std::int64_t* t, int max
   root.end = N;
   if (uniform) pack_uniform(s, *uniform, root);
   else choose_packing(s, t, root);
+  ordered_s_.resize(N);
+  if (!packed_) ordered_t_.resize(N);
   tree.nodes.emplace_back();
   leaves_.push_back(root);
   work_ = {};
@@ -281,7 +274,9 @@ std::vector<VarianceGrower::Leaf> VarianceGrower::partition_all(const std::vecto
     lefts[i].begin = leaf.begin;
     if (leaf.hist >= 0) left_sums(hist(leaf.hist) + static_cast<std::size_t>(splits[i].feature) * kHistBins * 2, splits[i], lefts[i]);
     else unbuilt_rows += leaf.end - leaf.begin;
-    parts.push_back({{leaf.begin, leaf.end}, rule(splits[i]), 0, 0});
+    // The children built next (subtract_siblings) carry their values: the smaller one, or both of a pruned parent.
+    const auto carry = leaf.hist >= 0 ? RowPartition::Sides::kSmaller : RowPartition::Sides::kBoth;
+    parts.push_back({{leaf.begin, leaf.end}, rule(splits[i]), 0, 0, carry});
     split_leaves.push_back(i);
   }
   if (unbuilt_rows > 0)  // the rows' order does not matter to integer sums: before the partition
@@ -294,7 +289,14 @@ std::vector<VarianceGrower::Leaf> VarianceGrower::partition_all(const std::vecto
     for (std::size_t i : split_leaves) lefts[i].end = lefts[i].begin;
     return lefts;
   }
-  const std::vector<std::size_t> mids = partition_.split(parts, nullptr, n_threads_);
+  RowPartition::Carry carry;
+  carry.from[0] = packed_ ? packed_source_ : search_s_;
+  carry.to[0] = ordered_s_.data();
+  if (!packed_) {
+    carry.from[1] = search_t_;
+    carry.to[1] = ordered_t_.data();
+  }
+  const std::vector<std::size_t> mids = partition_.split(parts, nullptr, n_threads_, &carry);
   for (std::size_t k = 0; k < parts.size(); ++k) lefts[split_leaves[k]].end = mids[k];
   return lefts;
 }
@@ -389,7 +391,7 @@ void VarianceGrower::add_children(std::size_t l, const SplitInfo& split, Leaf le
   right.W = parent.W - left.W;
   leaves_[l].hist = -1;  // the parent's buffer passes to a child (or back to the pool)
   if (subtract && parent.hist >= 0) {
-    Leaf& small = left.end - left.begin <= right.end - right.begin ? left : right;
+    Leaf& small = RowPartition::left_is_smaller(left.end - left.begin, right.end - right.begin) ? left : right;
     Leaf& large = &small == &left ? right : left;
     large.hist = parent.hist;
     small.hist = take_buffer();
@@ -420,7 +422,7 @@ void VarianceGrower::subtract_siblings(const std::vector<std::size_t>& next, con
       direct.push_back(next[i + 1]);
       continue;
     }
-    const bool a_small = a.end - a.begin <= b.end - b.begin;
+    const bool a_small = RowPartition::left_is_smaller(a.end - a.begin, b.end - b.begin);
     small.push_back(a_small ? next[i] : next[i + 1]);
     large.push_back(a_small ? next[i + 1] : next[i]);
   }
