@@ -40,31 +40,28 @@ std::vector<RowPartition::Block> RowPartition::blocks_of(std::size_t n_ranges, G
 
 namespace {
 
-// Rule::left without a branch (the side is random).
-inline bool goes_left(const RowPartition::Rule& rule, std::uint8_t code) {
-  return ((code <= rule.bin) & (code != rule.missing)) | ((code == rule.missing) & rule.nan_left);
-}
-
-// How many rows of [begin, end) of `order` (kIdentity: row i is i) `rule` sends left.
+// Rows [begin, end) of `order` (kIdentity: row i is i) sorted into dst[begin, end): the rows `rule` sends left
+// ascending from begin, the others descending from end - 1; returns how many went left. Branch-free (the side
+// is random): each row is written to both cursors and only its side's advances, so every slot ends holding
+// the row it should, and nothing outside [begin, end) is written.
 template <bool kIdentity>
-std::size_t count_left(const RowPartition::Rule& rule, const std::uint32_t* order, std::size_t begin, std::size_t end) {
-  std::size_t n_left = 0;
-  for (std::size_t i = begin; i < end; ++i) n_left += goes_left(rule, rule.column[kIdentity ? i : order[i]]);
-  return n_left;
-}
-
-// The rows of [begin, end) of `order` straight to their places: those `rule` sends left to to_left, to_left + 1,
-// ..., the others to to_right, ...: each side keeps the rows' order. Branch-free: the destination is selected.
-template <bool kIdentity>
-void scatter_block(const RowPartition::Rule& rule, const std::uint32_t* order, std::size_t begin, std::size_t end,
-                   std::uint32_t* to_left, std::uint32_t* to_right) {
+std::size_t sort_block(const RowPartition::Rule& rule, const std::uint32_t* order, std::size_t begin, std::size_t end,
+                       std::uint32_t* dst) {
+  const std::uint8_t* column = rule.column;
+  const std::uint8_t bin = rule.bin, missing = rule.missing;
+  const bool nan_left = rule.nan_left;
+  std::uint32_t* right = dst + end - 1;
+  std::size_t n_left = 0, n_right = 0;
   for (std::size_t i = begin; i < end; ++i) {
     const std::uint32_t row = kIdentity ? static_cast<std::uint32_t>(i) : order[i];
-    const bool left = goes_left(rule, rule.column[row]);
-    *(left ? to_left : to_right) = row;
-    to_left += left;
-    to_right += !left;
+    const std::uint8_t code = column[row];
+    const bool left = ((code <= bin) & (code != missing)) | ((code == missing) & nan_left);  // Rule::left
+    dst[begin + n_left] = row;
+    *(right - n_right) = row;
+    n_left += left;
+    n_right += !left;
   }
+  return n_left;
 }
 
 }  // namespace
@@ -79,7 +76,7 @@ std::vector<std::size_t> RowPartition::split(const std::vector<Split>& splits, s
   for (const Split& s : splits) rows += s.range.end - s.range.begin;
   const std::vector<Block> blocks = blocks_of(splits.size(), [&](std::size_t r) { return splits[r].range; });
   const int threads = blocks.size() > 1 ? util::threads_for(4 * rows, n_threads) : 1;
-  // Each block counts its left rows, then writes its rows to the new order (scratch_) at offsets fixed by the
+  // Each block sorts its rows into its own stretch of scratch_, then they move to offsets fixed by the
   // blocks' counts: the order of a serial stable partition, whatever the thread count.
   if (identity_ && rows != n_) materialise();  // rows outside the ranges keep their places
   const bool from_identity = identity_;
@@ -87,8 +84,8 @@ std::vector<std::size_t> RowPartition::split(const std::vector<Split>& splits, s
   util::parallel_for(static_cast<std::ptrdiff_t>(blocks.size()), threads, [&](std::ptrdiff_t k) {
     const Block& b = blocks[static_cast<std::size_t>(k)];
     const Rule& rule = splits[b.range].rule;
-    left[static_cast<std::size_t>(k)] = from_identity ? count_left<true>(rule, nullptr, b.begin, b.end)
-                                                      : count_left<false>(rule, order_.data(), b.begin, b.end);
+    left[static_cast<std::size_t>(k)] = from_identity ? sort_block<true>(rule, nullptr, b.begin, b.end, scratch_.data())
+                                                      : sort_block<false>(rule, order_.data(), b.begin, b.end, scratch_.data());
   });
   std::vector<std::size_t> left_at(blocks.size()), right_at(blocks.size());
   for (std::size_t k = 0, first = 0; k < blocks.size(); ++k) {  // first: the first block of this range
@@ -105,46 +102,31 @@ std::vector<std::size_t> RowPartition::split(const std::vector<Split>& splits, s
       right_at[k] = right_at[k - 1] + (blocks[k - 1].end - blocks[k - 1].begin - left[k - 1]);
     }
   }
-  if (!from_identity) keep_outside(splits);
   util::parallel_for(static_cast<std::ptrdiff_t>(blocks.size()), threads, [&](std::ptrdiff_t k) {
     const auto j = static_cast<std::size_t>(k);
     const Block& b = blocks[j];
     const std::size_t n_left = left[j], n_right = b.end - b.begin - n_left;
-    std::uint32_t* to_left = scratch_.data() + left_at[j];
-    std::uint32_t* to_right = scratch_.data() + right_at[j];
+    std::uint32_t* to_left = order_.data() + left_at[j];
+    std::uint32_t* to_right = order_.data() + right_at[j];
+    const std::uint32_t* from_right = scratch_.data() + b.end - 1;
+    std::memcpy(to_left, scratch_.data() + b.begin, n_left * sizeof(std::uint32_t));
+    for (std::size_t i = 0; i < n_right; ++i) to_right[i] = *(from_right - i);
     const Split& s = splits[b.range];
-    if (from_identity) scatter_block<true>(s.rule, nullptr, b.begin, b.end, to_left, to_right);
-    else scatter_block<false>(s.rule, order_.data(), b.begin, b.end, to_left, to_right);
     const bool left_smaller = left_is_smaller(mids[b.range] - s.range.begin, s.range.end - mids[b.range]);
     if (carry && (s.carry == Sides::kBoth || (s.carry == Sides::kSmaller && left_smaller)))
-      carry_values(*carry, scratch_.data(), left_at[j], n_left);
+      carry_values(*carry, left_at[j], n_left);
     if (carry && (s.carry == Sides::kBoth || (s.carry == Sides::kSmaller && !left_smaller)))
-      carry_values(*carry, scratch_.data(), right_at[j], n_right);
+      carry_values(*carry, right_at[j], n_right);
     if (out == nullptr) return;
     for (std::size_t i = 0; i < n_left; ++i) out[to_left[i]] = s.left_value;
     for (std::size_t i = 0; i < n_right; ++i) out[to_right[i]] = s.right_value;
   });
-  order_.swap(scratch_);  // the new order
   identity_ = false;
   return mids;
 }
 
-// The rows outside every split's range stay where they are: copied into the new order (scratch_).
-void RowPartition::keep_outside(const std::vector<Split>& splits) {
-  std::vector<Range> ranges;
-  for (const Split& s : splits) ranges.push_back(s.range);
-  std::sort(ranges.begin(), ranges.end(), [](const Range& a, const Range& b) { return a.begin < b.begin; });
-  std::size_t at = 0;  // the end of the last range
-  for (const Range& r : ranges) {
-    std::copy(order_.begin() + static_cast<std::ptrdiff_t>(at), order_.begin() + static_cast<std::ptrdiff_t>(r.begin),
-              scratch_.begin() + static_cast<std::ptrdiff_t>(at));
-    at = std::max(at, r.end);
-  }
-  std::copy(order_.begin() + static_cast<std::ptrdiff_t>(at), order_.end(), scratch_.begin() + static_cast<std::ptrdiff_t>(at));
-}
-
-void RowPartition::carry_values(const Carry& carry, const std::uint32_t* order, std::size_t begin, std::size_t n) {
-  const std::uint32_t* rows = order + begin;
+void RowPartition::carry_values(const Carry& carry, std::size_t begin, std::size_t n) const {
+  const std::uint32_t* rows = order_.data() + begin;
   for (int k = 0; k < 2; ++k) {
     if (carry.from[k] == nullptr) continue;
     const std::int64_t* from = carry.from[k];

@@ -59,9 +59,9 @@ class RowPartition {
 
   // Stable partition of each split's range (ranges disjoint): the rows its rule sends left first. Writes
   // out[row] = left_value or right_value for every row of the ranges (out null: no outputs), and the carried
-  // values of each split's `carry` sides (carry null: none). Returns, per split, the end of its left block.
-  // Blocks of rows run in parallel (each counts its left rows, then writes its rows to offsets fixed by the
-  // blocks' counts), so the order never depends on n_threads.
+  // values of each split's `carry` sides (carry null: none). Returns, per split, the end of its left block. Blocks of rows run in
+  // parallel (each sorted into its stretch of scratch, then moved to offsets fixed by the blocks' counts), so
+  // the order never depends on n_threads.
   std::vector<std::size_t> split(const std::vector<Split>& splits, std::int8_t* out, int n_threads,
                                  const Carry* carry = nullptr);
 
@@ -83,9 +83,8 @@ class RowPartition {
   template <typename GetRange>
   static std::vector<Block> blocks_of(std::size_t n_ranges, GetRange&& get);
   void materialise();
-  // to[k][i] = from[k][order[i]] for i in [begin, begin + n): a block's carried rows after its move.
-  static void carry_values(const Carry& carry, const std::uint32_t* order, std::size_t begin, std::size_t n);
-  void keep_outside(const std::vector<Split>& splits);
+  // to[k][i] = from[k][order_[i]] for i in [begin, begin + n): a block's carried rows after its move.
+  void carry_values(const Carry& carry, std::size_t begin, std::size_t n) const;
 
   std::size_t n_ = 0;
   bool identity_ = true;
