@@ -66,7 +66,8 @@ std::size_t sort_block(const RowPartition::Rule& rule, const std::uint32_t* orde
 
 }  // namespace
 
-std::vector<std::size_t> RowPartition::split(const std::vector<Split>& splits, std::int8_t* out, int n_threads) {
+std::vector<std::size_t> RowPartition::split(const std::vector<Split>& splits, std::int8_t* out, int n_threads,
+                                            const Carry* carry) {
   // An empty range (a leaf split for rows that all sit on other participants of a distributed fit) has
   // no block: its mid is its begin.
   std::vector<std::size_t> mids(splits.size());
@@ -110,13 +111,28 @@ std::vector<std::size_t> RowPartition::split(const std::vector<Split>& splits, s
     const std::uint32_t* from_right = scratch_.data() + b.end - 1;
     std::memcpy(to_left, scratch_.data() + b.begin, n_left * sizeof(std::uint32_t));
     for (std::size_t i = 0; i < n_right; ++i) to_right[i] = *(from_right - i);
-    if (out == nullptr) return;
     const Split& s = splits[b.range];
+    const bool left_smaller = left_is_smaller(mids[b.range] - s.range.begin, s.range.end - mids[b.range]);
+    if (carry && (s.carry == Sides::kBoth || (s.carry == Sides::kSmaller && left_smaller)))
+      carry_values(*carry, left_at[j], n_left);
+    if (carry && (s.carry == Sides::kBoth || (s.carry == Sides::kSmaller && !left_smaller)))
+      carry_values(*carry, right_at[j], n_right);
+    if (out == nullptr) return;
     for (std::size_t i = 0; i < n_left; ++i) out[to_left[i]] = s.left_value;
     for (std::size_t i = 0; i < n_right; ++i) out[to_right[i]] = s.right_value;
   });
   identity_ = false;
   return mids;
+}
+
+void RowPartition::carry_values(const Carry& carry, std::size_t begin, std::size_t n) const {
+  const std::uint32_t* rows = order_.data() + begin;
+  for (int k = 0; k < 2; ++k) {
+    if (carry.from[k] == nullptr) continue;
+    const std::int64_t* from = carry.from[k];
+    std::int64_t* to = carry.to[k] + begin;
+    for (std::size_t i = 0; i < n; ++i) to[i] = from[rows[i]];
+  }
 }
 
 std::vector<std::size_t> RowPartition::label(const std::vector<Split>& splits, std::int8_t* out, int n_threads) const {

@@ -28,12 +28,25 @@ class RowPartition {
     std::size_t begin;
     std::size_t end;
   };
-  // One leaf's split: its range, its rule, and the output values of its two sides.
+  // Which sides of a split carry values (Carry): the smaller one (left when it holds no more rows than the
+  // right: left_is_smaller) or both.
+  enum class Sides : std::uint8_t { kNone, kSmaller, kBoth };
+  static bool left_is_smaller(std::size_t n_left, std::size_t n_right) { return n_left <= n_right; }
+
+  // One leaf's split: its range, its rule, the output values of its two sides, and the sides that carry values.
   struct Split {
     Range range;
     Rule rule;
     std::int8_t left_value;
     std::int8_t right_value;
+    Sides carry = Sides::kNone;
+  };
+
+  // Values that split() moves with the rows: to[k][i] = from[k][row(i)] at each carried row's new place i (the
+  // next layer's histograms read a leaf's values in its rows' order: no separate gather pass).
+  struct Carry {
+    const std::int64_t* from[2] = {};  // by row; null: not carried
+    std::int64_t* to[2] = {};          // by place in the order
   };
 
   // Starts over with every row 0..n_samples-1 in one range, in order (not materialised).
@@ -45,10 +58,12 @@ class RowPartition {
   const std::uint32_t* rows(std::size_t begin);
 
   // Stable partition of each split's range (ranges disjoint): the rows its rule sends left first. Writes
-  // out[row] = left_value or right_value for every row of the ranges (out null: no outputs). Returns, per split, the end of its
-  // left block. Blocks of rows run in parallel (each sorted into its stretch of scratch, then moved to
-  // offsets fixed by the blocks' counts), so the order never depends on n_threads.
-  std::vector<std::size_t> split(const std::vector<Split>& splits, std::int8_t* out, int n_threads);
+  // out[row] = left_value or right_value for every row of the ranges (out null: no outputs), and the carried
+  // values of each split's `carry` sides (carry null: none). Returns, per split, the end of its left block. Blocks of rows run in
+  // parallel (each sorted into its stretch of scratch, then moved to offsets fixed by the blocks' counts), so
+  // the order never depends on n_threads.
+  std::vector<std::size_t> split(const std::vector<Split>& splits, std::int8_t* out, int n_threads,
+                                 const Carry* carry = nullptr);
 
   // Only the outputs of each split (the last layer): out[row] = left_value or right_value. Returns, per
   // split, how many of its rows go left.
@@ -68,6 +83,8 @@ class RowPartition {
   template <typename GetRange>
   static std::vector<Block> blocks_of(std::size_t n_ranges, GetRange&& get);
   void materialise();
+  // to[k][i] = from[k][order_[i]] for i in [begin, begin + n): a block's carried rows after its move.
+  void carry_values(const Carry& carry, std::size_t begin, std::size_t n) const;
 
   std::size_t n_ = 0;
   bool identity_ = true;

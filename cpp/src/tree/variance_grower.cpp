@@ -5,6 +5,7 @@
 #include <ctime>
 #include <numeric>
 
+#include "tree/feature_groups.hpp"
 #include "tree/histogram.hpp"
 #include "tree/split.hpp"
 #include "util/parallel.hpp"
@@ -20,38 +21,6 @@ constexpr std::size_t kHistBudgetBytes = std::size_t{256} << 20;
 // Packing (choose_packing) is exact below these: fewer rows than kPackRows, sum |s| below kPackAbs.
 constexpr std::size_t kPackRows = std::size_t{1} << 23;
 constexpr std::int64_t kPackAbs = std::int64_t{1} << 39;
-
-// h[2 b] += s_i, h[2 b + 1] += t_i for rows[i]'s bin b in one feature's column (s, t in the rows' order:
-// gathered once per leaf, so only the column is read at random).
-inline void add_rows(const std::uint8_t* column, const std::uint32_t* rows, std::size_t n, const std::int64_t* s,
-                     const std::int64_t* t, std::int64_t* h) {
-  for (std::size_t i = 0; i < n; ++i) {
-    std::int64_t* b = h + 2 * static_cast<std::size_t>(column[rows[i]]);
-    b[0] += s[i];
-    b[1] += t[i];
-  }
-}
-
-// The same for every row 0..n-1 (the root).
-inline void add_all_rows(const std::uint8_t* column, std::size_t n, const std::int64_t* s, const std::int64_t* t,
-                         std::int64_t* h) {
-  for (std::size_t r = 0; r < n; ++r) {
-    std::int64_t* b = h + 2 * static_cast<std::size_t>(column[r]);
-    b[0] += s[r];
-    b[1] += t[r];
-  }
-}
-
-// h[b] += p_i + offset for rows[i]'s bin b: the packed histogram (VarianceGrower::packed_source_).
-inline void add_packed(const std::uint8_t* column, const std::uint32_t* rows, std::size_t n, const std::int64_t* p,
-                       std::int64_t offset, std::int64_t* h) {
-  for (std::size_t i = 0; i < n; ++i) h[column[rows[i]]] += p[i] + offset;
-}
-
-inline void add_all_packed(const std::uint8_t* column, std::size_t n, const std::int64_t* p, std::int64_t offset,
-                           std::int64_t* h) {
-  for (std::size_t r = 0; r < n; ++r) h[column[r]] += p[r] + offset;
-}
 
 }  // namespace
 
@@ -107,35 +76,29 @@ void VarianceGrower::build(const std::vector<std::size_t>& which, const std::int
   // An add per row and feature; below the root the row's code is a gathered read besides.
   const int threads = util::threads_for(rows * F * (root ? 1 : 2), n_threads_);
   const std::uint32_t* order = root ? nullptr : partition_.rows(0);
-  if (!root) {  // the leaves' values in their rows' order, once: the feature loops then read them in sequence
-    std::vector<RowPartition::Range> ranges;
-    for (std::size_t l : which) ranges.push_back({leaves_[l].begin, leaves_[l].end});
-    ordered_s_.resize(N);
-    partition_.gather_values(ranges, packed_ ? packed_source_ : s, ordered_s_.data(), n_threads_);
-    if (!packed_) {
-      ordered_t_.resize(N);
-      partition_.gather_values(ranges, t, ordered_t_.data(), n_threads_);
-    }
-  }
-  // Job f * L + j: leaf j's feature f. The static schedule gives each thread a run of features of every leaf,
-  // so siblings of very different sizes still share the threads evenly.
+  // Job g * L + j: leaf j's feature group g (feature_groups.hpp), one pass over the leaf's rows. The static
+  // schedule gives each thread a run of groups of every leaf, so siblings of very different sizes still share
+  // the threads evenly.
   const std::size_t L = which.size();
-  util::parallel_for(static_cast<std::ptrdiff_t>(L * F), threads, [&](std::ptrdiff_t job) {
+  const std::size_t groups = group_count(F, packed_ ? kMaxGroup : kMaxGroup / 2, static_cast<std::size_t>(threads));
+  util::parallel_for(static_cast<std::ptrdiff_t>(L * groups), threads, [&](std::ptrdiff_t job) {
     const Leaf& leaf = leaves_[which[static_cast<std::size_t>(job) % L]];
-    const std::size_t f = static_cast<std::size_t>(job) / L;
-    std::int64_t* h = hist(leaf.hist) + f * kHistBins * 2;
-    std::fill(h, h + kHistBins * 2, 0);
-    if (active_features && !active_features[f]) return;
-    if (root) {  // rows in order, no indirection
-      if (packed_) add_all_packed(X_.column(f), N, packed_source_, pack_offset_, h);
-      else add_all_rows(X_.column(f), N, s, t, h);
-      return;
+    const std::size_t g = static_cast<std::size_t>(job) / L;
+    FeatureGroup group;
+    for (std::size_t f = g * F / groups; f < (g + 1) * F / groups; ++f) {
+      std::int64_t* h = hist(leaf.hist) + f * kHistBins * 2;
+      std::fill(h, h + kHistBins * 2, 0);
+      if (active_features && !active_features[f]) continue;
+      group.columns[group.size] = X_.column(f);
+      group.hists[group.size++] = h;
     }
+    const std::uint32_t* leaf_rows = root ? nullptr : order + leaf.begin;  // the root: rows in order, no indirection
+    const std::size_t n = leaf.end - leaf.begin;
+    // Below the root, the leaf's values in its rows' order: carried by the partition that made the leaf.
     if (packed_)
-      add_packed(X_.column(f), order + leaf.begin, leaf.end - leaf.begin, ordered_s_.data() + leaf.begin, pack_offset_, h);
+      add_group_packed(group, leaf_rows, n, (root ? packed_source_ : ordered_s_.data()) + leaf.begin, pack_offset_);
     else
-      add_rows(X_.column(f), order + leaf.begin, leaf.end - leaf.begin, ordered_s_.data() + leaf.begin,
-               ordered_t_.data() + leaf.begin, h);
+      add_group_pairs(group, leaf_rows, n, (root ? s : ordered_s_.data()) + leaf.begin, (root ? t : ordered_t_.data()) + leaf.begin);
   });
 }
 
@@ -226,6 +189,8 @@ void VarianceGrower::start(const std::int64_t* s, const std::int64_t* t, int max
   root.end = N;
   if (uniform) pack_uniform(s, *uniform, root);
   else choose_packing(s, t, root);
+  ordered_s_.resize(N);
+  if (!packed_) ordered_t_.resize(N);
   tree.nodes.emplace_back();
   leaves_.push_back(root);
   work_ = {};
@@ -309,7 +274,9 @@ std::vector<VarianceGrower::Leaf> VarianceGrower::partition_all(const std::vecto
     lefts[i].begin = leaf.begin;
     if (leaf.hist >= 0) left_sums(hist(leaf.hist) + static_cast<std::size_t>(splits[i].feature) * kHistBins * 2, splits[i], lefts[i]);
     else unbuilt_rows += leaf.end - leaf.begin;
-    parts.push_back({{leaf.begin, leaf.end}, rule(splits[i]), 0, 0});
+    // The children built next (subtract_siblings) carry their values: the smaller one, or both of a pruned parent.
+    const auto carry = leaf.hist >= 0 ? RowPartition::Sides::kSmaller : RowPartition::Sides::kBoth;
+    parts.push_back({{leaf.begin, leaf.end}, rule(splits[i]), 0, 0, carry});
     split_leaves.push_back(i);
   }
   if (unbuilt_rows > 0)  // the rows' order does not matter to integer sums: before the partition
@@ -322,7 +289,14 @@ std::vector<VarianceGrower::Leaf> VarianceGrower::partition_all(const std::vecto
     for (std::size_t i : split_leaves) lefts[i].end = lefts[i].begin;
     return lefts;
   }
-  const std::vector<std::size_t> mids = partition_.split(parts, nullptr, n_threads_);
+  RowPartition::Carry carry;
+  carry.from[0] = packed_ ? packed_source_ : search_s_;
+  carry.to[0] = ordered_s_.data();
+  if (!packed_) {
+    carry.from[1] = search_t_;
+    carry.to[1] = ordered_t_.data();
+  }
+  const std::vector<std::size_t> mids = partition_.split(parts, nullptr, n_threads_, &carry);
   for (std::size_t k = 0; k < parts.size(); ++k) lefts[split_leaves[k]].end = mids[k];
   return lefts;
 }
@@ -417,7 +391,7 @@ void VarianceGrower::add_children(std::size_t l, const SplitInfo& split, Leaf le
   right.W = parent.W - left.W;
   leaves_[l].hist = -1;  // the parent's buffer passes to a child (or back to the pool)
   if (subtract && parent.hist >= 0) {
-    Leaf& small = left.end - left.begin <= right.end - right.begin ? left : right;
+    Leaf& small = RowPartition::left_is_smaller(left.end - left.begin, right.end - right.begin) ? left : right;
     Leaf& large = &small == &left ? right : left;
     large.hist = parent.hist;
     small.hist = take_buffer();
@@ -448,7 +422,7 @@ void VarianceGrower::subtract_siblings(const std::vector<std::size_t>& next, con
       direct.push_back(next[i + 1]);
       continue;
     }
-    const bool a_small = a.end - a.begin <= b.end - b.begin;
+    const bool a_small = RowPartition::left_is_smaller(a.end - a.begin, b.end - b.begin);
     small.push_back(a_small ? next[i] : next[i + 1]);
     large.push_back(a_small ? next[i + 1] : next[i]);
   }

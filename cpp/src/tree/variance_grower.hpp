@@ -120,7 +120,8 @@ class VarianceGrower {
   std::vector<std::int64_t> pool_;       // histogram buffers
   std::vector<int> free_;                // free buffer indices
   RowPartition partition_;               // rows grouped by leaf
-  std::vector<std::int64_t> ordered_s_, ordered_t_;  // s and t (or packed values) of built leaves' rows, in order
+  // s and t (or packed values) of the rows of the leaves built next, in the order (carried by the partition)
+  std::vector<std::int64_t> ordered_s_, ordered_t_;
   bool packed_ = false;                      // histograms hold count * 2^40 + S per bin (choose_packing)
   std::int64_t t0_ = 0;                      // the one nonzero t when packed
   std::vector<std::int64_t> packed_values_;  // per row: t != 0 ? 2^40 + s : 0

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 #include <vector>
 
@@ -62,6 +63,55 @@ TEST(RowPartition, SplitIsStableAndIndependentOfThreads) {
     p.label({{{0, mid}, second, 1, -1}}, labels.data(), threads);
     for (std::size_t i = 0; i < mid; ++i) ASSERT_EQ(labels[p.row(i)], second.left(p.row(i)) ? 1 : -1);
     for (std::size_t i = mid; i < n; ++i) ASSERT_EQ(labels[p.row(i)], 0);
+  }
+}
+
+// Values carried by split(): at each carried side's new places, from[row]; other places untouched. The smaller
+// side (left on a tie) for kSmaller, both for kBoth, none for kNone or without a Carry.
+TEST(RowPartition, SplitCarriesTheValuesOfTheAskedSides) {
+  const std::size_t n = 100003;  // several parallel blocks, one of them short
+  std::mt19937_64 rng(11);
+  std::vector<std::uint8_t> a(n), b(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    a[i] = static_cast<std::uint8_t>(rng() % 16);
+    b[i] = static_cast<std::uint8_t>(rng() % 16);
+  }
+  const RowPartition::Rule mostly_left{a.data(), 11, 15, true}, mostly_right{b.data(), 3, 15, false};
+  std::vector<std::int64_t> s(n), t(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    s[i] = static_cast<std::int64_t>(i) * 5 - 11;
+    t[i] = static_cast<std::int64_t>(i) + 1;
+  }
+  for (const int threads : {1, 2, 3}) {
+    for (const bool two : {false, true}) {
+      SCOPED_TRACE(testing::Message() << "threads " << threads << " two arrays " << two);
+      RowPartition p;
+      p.reset(n);
+      std::vector<std::int64_t> to_s(n, 0), to_t(n, 0);
+      RowPartition::Carry carry;
+      carry.from[0] = s.data();
+      carry.to[0] = to_s.data();
+      if (two) {
+        carry.from[1] = t.data();
+        carry.to[1] = to_t.data();
+      }
+      const std::size_t mid = p.split({{{0, n}, mostly_left, 0, 0, RowPartition::Sides::kSmaller}}, nullptr, threads, &carry)[0];
+      ASSERT_GT(mid, n - mid);  // the right side is the smaller
+      for (std::size_t i = 0; i < n; ++i) {
+        ASSERT_EQ(to_s[i], i >= mid ? s[p.row(i)] : 0) << i;
+        ASSERT_EQ(to_t[i], i >= mid && two ? t[p.row(i)] : 0) << i;
+      }
+      std::fill(to_s.begin(), to_s.end(), 0);
+      const std::vector<std::size_t> mids = p.split(
+          {{{0, mid}, mostly_right, 0, 0, RowPartition::Sides::kSmaller}, {{mid, n}, mostly_left, 0, 0, RowPartition::Sides::kBoth}},
+          nullptr, threads, &carry);
+      ASSERT_LT(mids[0], mid - mids[0]);  // the left side is the smaller
+      for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(to_s[i], i < mids[0] || i >= mid ? s[p.row(i)] : 0) << i;
+      std::fill(to_s.begin(), to_s.end(), 0);
+      p.split({{{0, mids[0]}, mostly_left, 0, 0, RowPartition::Sides::kNone}}, nullptr, threads, &carry);
+      p.split({{{mid, n}, mostly_right, 0, 0, RowPartition::Sides::kBoth}}, nullptr, threads);
+      for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(to_s[i], 0) << i;
+    }
   }
 }
 
