@@ -11,14 +11,19 @@ stopping on a carved 25 % split with a patience of 500; hybrids: stumps, the val
     OMP_WAIT_POLICY=passive nice -n 5 python bench/hybrid_speed.py
     OMP_WAIT_POLICY=passive nice -n 5 python bench/hybrid_speed.py --quick
     OMP_WAIT_POLICY=passive nice -n 5 python bench/hybrid_speed.py --learners 200 --defaults similarity
+    OMP_WAIT_POLICY=passive nice -n 5 python bench/hybrid_speed.py --learners 200 --baseline /work/main/python
 
-Writes bench/results/hybrid_speed.{md,json} (hybrid_speed_quick with --quick).
+Writes bench/results/hybrid_speed.{md,json} (hybrid_speed_quick with --quick). --baseline PATH puts every fit
+in fresh processes, first with PYTHONPATH=PATH (another checkout's build, e.g. main's), then with this
+process's PYTHONPATH, and reports both side by side with their ratios (hybrid_speed_compare.{md,json}).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import subprocess
 import sys
 import time
 
@@ -60,13 +65,67 @@ def default_fit(learner, n, d):
             "fit s": round(seconds, 2), "CPU s": round(cpu, 2), "under 30 s": seconds < 30}
 
 
+def in_fresh_process(python_path, function, *args):
+    """function(*args) of this module in a new interpreter whose PYTHONPATH is python_path."""
+    code = (f"import json, sys; sys.path.insert(0, {os.path.dirname(os.path.abspath(__file__))!r}); "
+            f"import hybrid_speed, rebelboost; r = hybrid_speed.{function}(*{args!r}); "
+            "r['module'] = rebelboost.__file__; print(json.dumps(r))")
+    env = dict(os.environ, PYTHONPATH=python_path)
+    run = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    if run.returncode != 0:
+        raise RuntimeError(f"{function}{args} under PYTHONPATH={python_path} failed:\n{run.stderr}")
+    return json.loads(run.stdout.splitlines()[-1])
+
+
+def side_by_side(baseline, function, *args):
+    """One row: the baseline's fit, then this checkout's, with the ratios baseline / this."""
+    base = in_fresh_process(baseline, function, *args)
+    this = in_fresh_process(os.environ.get("PYTHONPATH", ""), function, *args)
+    row = {k: v for k, v in this.items() if k in ("learner", "N", "d")}
+    for key in [k for k in this if k not in ("learner", "N", "d", "module", "under 30 s")]:
+        row[f"{key} (base)"], row[f"{key} (this)"] = base[key], this[key]
+        if key in ("ms per learner", "CPU ms per learner", "fit s", "CPU s") and this[key]:
+            row[f"{key} ratio"] = round(base[key] / this[key], 2)
+    row["modules"] = f"{base['module']} | {this['module']}"
+    return row
+
+
+def compare(args, sizes):
+    """Rows side by side; the report is rewritten after every row, so a long run keeps what it measured."""
+    rows, defaults = [], []
+
+    def report():
+        lines = [f"Baseline (PYTHONPATH={args.baseline}) then this checkout, each fit in a fresh process, "
+                 f"{args.learners} learners, {THREADS} threads, early stopping off; ratio = baseline / this:", ""]
+        lines += harness.markdown_table(rows)
+        if defaults:
+            lines += ["", "Default fits on 5 000 x 30 (target: under 30 s):", ""] + harness.markdown_table(defaults)
+        harness.record("hybrid_speed_compare", {"per_learner": rows, "default": defaults}, lines, threads=THREADS)
+        return lines
+
+    for learner in ("similarity", "hybrid"):
+        for n, d in sizes:
+            rows.append(side_by_side(args.baseline, "per_learner", learner, n, d, args.learners))
+            report()
+    for learner in args.defaults:
+        defaults.append(side_by_side(args.baseline, "default_fit", learner, 5000, 30))
+        report()
+    print("\n".join(report()))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="fewer sizes and learners, no default fit")
     parser.add_argument("--learners", type=int, default=1000, help="learners per timed fit")
     parser.add_argument("--defaults", nargs="*", default=["similarity", "hybrid"], help="learners of the default fits")
+    parser.add_argument("--baseline", help="PYTHONPATH of a build to time side by side with this one")
+    parser.add_argument("--sizes", nargs="*", help="N,d pairs instead of the standard ones (e.g. 5000,30)")
     args = parser.parse_args()
     sizes = [(1000, 10), (2000, 10), (5000, 10), (1000, 30), (1000, 100)] if not args.quick else [(1000, 10), (2000, 10)]
+    if args.sizes:
+        sizes = [tuple(int(v) for v in pair.split(",")) for pair in args.sizes]
+    if args.baseline:
+        return compare(args, sizes)
     learners = args.learners if not args.quick else 200
     rows = [per_learner(learner, n, d, learners) for learner in ("similarity", "hybrid") for n, d in sizes]
     defaults = [default_fit(learner, 5000, 30) for learner in args.defaults] if not args.quick else []

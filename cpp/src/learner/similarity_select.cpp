@@ -45,7 +45,11 @@ Eigen::VectorXd edges(const double* signed_weights, std::size_t n, std::size_t K
 // similarity::two_point on rows [0, rows) of two distance columns, written without branches so that the
 // compiler vectorises it: the same operations in the same order, so the same bits (a row where two_point
 // returns its 0 for an infinite distance or denominator gets 0 here too). This file is compiled with
-// -fno-trapping-math (cpp/CMakeLists.txt), without which the comparisons keep the loop scalar.
+// -fno-trapping-math (cpp/CMakeLists.txt), without which the comparisons keep the loop scalar. The AVX2
+// clone (chosen at load time where the CPU has it) runs 4 rows per instruction instead of SSE2's 2: the
+// same IEEE operations, and no fused multiply-adds (AVX2 does not include FMA), so the same bits; the
+// loop is about half of a selection's time (docs/guide/similarity.md "Speed").
+__attribute__((target_clones("avx2", "default")))
 void two_point_column(double q, const double* d_i, const double* d_j, std::size_t rows, double* out) {
   const double scale = similarity::kTwoPointScale * q;
   const double q4q = 4.0 * q * q;
@@ -71,6 +75,14 @@ Eigen::VectorXd absolute_totals(const double* signed_weights, std::size_t n, std
 }
 
 }  // namespace
+
+std::vector<std::size_t> column_chunks(std::size_t count) {
+  std::vector<std::size_t> bounds{0};
+  for (std::size_t c = kChunk; c < count; c += kChunk) bounds.push_back(c);
+  if (count - bounds.back() == 1 && bounds.size() > 1) bounds.pop_back();
+  bounds.push_back(count);
+  return bounds;
+}
 
 double similarity_score(const double* signed_weights, std::size_t n, std::size_t K, const double* f, StepRule rule,
                         int n_threads) {
@@ -208,36 +220,54 @@ void SimilaritySelector::measure(const double* signed_weights, std::uint32_t i, 
     half_f_j[b] *= 0.5;
   }
   const std::ptrdiff_t n_blocks = points_.n_blocks();
-  const std::size_t block_rows = points_.block_rows();
-  std::vector<Eigen::MatrixXd> partial(static_cast<std::size_t>(n_blocks));
-  // Multiply-adds of the pass, counted 4 to a threads_for step (they run in SIMD lanes): at the default
-  // work per thread, threads from 2^23 of them on (passes of several milliseconds; waking threads costs
-  // more on a busy machine), and REBELBOOST_WORK_PER_THREAD reaches this region like every other.
-  const std::size_t work = n * count * (K_ + 16) / 4;
-  const bool sign = params_.step_rule == StepRule::kSign;
-  util::parallel_for(n_blocks, util::threads_for(work, n_threads_), [&](std::ptrdiff_t blk) {
-    const std::size_t begin = static_cast<std::size_t>(blk) * block_rows, end = std::min(n, begin + block_rows);
-    const std::size_t rows = end - begin;
-    Eigen::MatrixXd f(static_cast<Eigen::Index>(rows), static_cast<Eigen::Index>(count));  // this block's outputs
-    std::uint32_t* remover = &remover_[begin];
-    std::fill(remover, remover + rows, 0U);
-    for (std::size_t b = 0; b < count; ++b) {
-      double* column = f.col(static_cast<Eigen::Index>(b)).data();
-      two_point_column(batch_q_[b], &d_i_[begin], batch_d_j_[b] + begin, rows, column);
-      const double limit = half_f_j[b];
-      const std::uint32_t bit = std::uint32_t{1} << b;
-      for (std::size_t r = 0; r < rows; ++r) remover[r] |= column[r] <= limit ? bit : 0U;
-    }
-    const Eigen::Map<const RowMatrix> S(signed_weights + begin * K_, static_cast<Eigen::Index>(rows),
-                                        static_cast<Eigen::Index>(K_));
-    if (sign)
-      partial[static_cast<std::size_t>(blk)] = S.transpose() * f.unaryExpr([](double v) { return v >= 0.0 ? 1.0 : -1.0; });
-    else
-      partial[static_cast<std::size_t>(blk)] = S.transpose() * f;  // K x count
-  });
+  const std::vector<std::size_t> chunks = column_chunks(count);
+  const auto n_chunks = static_cast<std::ptrdiff_t>(chunks.size() - 1);
+  remover_parts_.resize(static_cast<std::size_t>(n_chunks) * n);
+  std::vector<double> partial(static_cast<std::size_t>(n_blocks) * K_ * count);  // K x count per block
+  // threads_for steps of the pass: (K + 22) / 2 per row and candidate, so 16 (8 ns) at K = 10 as
+  // measured on one core at N = 5000, d = 30 (bench/results/hybrid_speed.md); a batch of 32 candidates
+  // then gets 2 threads from N = 4096 on, and REBELBOOST_WORK_PER_THREAD reaches this region like every other.
+  const std::size_t work = n * count * (K_ + 22) / 2;
+  util::parallel_for(n_blocks * n_chunks, util::threads_for(work, n_threads_), [&](std::ptrdiff_t task) {
+    const auto blk = static_cast<std::size_t>(task / n_chunks), c = static_cast<std::size_t>(task % n_chunks);
+    measure_part(signed_weights, blk, chunks[c], chunks[c + 1], half_f_j.data(), &remover_parts_[c * n],
+                 &partial[blk * K_ * count]);
+  }, true);
+  for (std::size_t m = 0; m < n; ++m) {
+    std::uint32_t bits = 0;
+    for (std::ptrdiff_t c = 0; c < n_chunks; ++c) bits |= remover_parts_[static_cast<std::size_t>(c) * n + m];
+    remover_[m] = bits;
+  }
   Eigen::Map<Eigen::MatrixXd> edges_out(batch_edges_.data(), static_cast<Eigen::Index>(K_), static_cast<Eigen::Index>(count));
   edges_out.setZero();
-  for (const Eigen::MatrixXd& p : partial) edges_out += p;
+  for (std::ptrdiff_t blk = 0; blk < n_blocks; ++blk)
+    edges_out += Eigen::Map<const Eigen::MatrixXd>(&partial[static_cast<std::size_t>(blk) * K_ * count],
+                                                   static_cast<Eigen::Index>(K_), static_cast<Eigen::Index>(count));
+}
+
+void SimilaritySelector::measure_part(const double* signed_weights, std::size_t blk, std::size_t first,
+                                      std::size_t last, const double* half_f_j, std::uint32_t* remover,
+                                      double* partial) const {
+  const std::size_t n = points_.size(), block_rows = points_.block_rows();
+  const std::size_t begin = blk * block_rows, end = std::min(n, begin + block_rows), rows = end - begin;
+  Eigen::MatrixXd f(static_cast<Eigen::Index>(rows), static_cast<Eigen::Index>(last - first));  // the outputs
+  remover += begin;
+  std::fill(remover, remover + rows, 0U);
+  for (std::size_t b = first; b < last; ++b) {
+    double* column = f.col(static_cast<Eigen::Index>(b - first)).data();
+    two_point_column(batch_q_[b], &d_i_[begin], batch_d_j_[b] + begin, rows, column);
+    const double limit = half_f_j[b];
+    const std::uint32_t bit = std::uint32_t{1} << b;
+    for (std::size_t r = 0; r < rows; ++r) remover[r] |= column[r] <= limit ? bit : 0U;
+  }
+  const Eigen::Map<const RowMatrix> S(signed_weights + begin * K_, static_cast<Eigen::Index>(rows),
+                                      static_cast<Eigen::Index>(K_));
+  Eigen::Map<Eigen::MatrixXd> out(partial + first * K_, static_cast<Eigen::Index>(K_),
+                                  static_cast<Eigen::Index>(last - first));
+  if (params_.step_rule == StepRule::kSign)
+    out = S.transpose() * f.unaryExpr([](double v) { return v >= 0.0 ? 1.0 : -1.0; });
+  else
+    out = S.transpose() * f;  // K x (last - first)
 }
 
 }  // namespace rebelboost::learner

@@ -13,7 +13,9 @@
 // column is stored costs O(N K) only. Candidates are measured kBatch at a time (the next kBatch not yet
 // removed, in order): their columns come from the cache, then one pass over fixed row blocks computes
 // their outputs (held one block at a time, in cache), their edges with Eigen products and, per point, a
-// mask of the candidates that would remove it; they are then visited in order, one that an earlier visited
+// mask of the candidates that would remove it; the pass runs as tasks of one row block and one range of
+// 8 candidates (threads share the work even when N makes few blocks), whose products give the bits of
+// the product over the whole batch, so the edges do not depend on the thread count; they are then visited in order, one that an earlier visited
 // candidate of its batch removed is skipped unvisited, and the points the visited ones remove are removed
 // in one pass per batch. The candidates visited are those of the one-at-a-time procedure.
 #pragma once
@@ -56,6 +58,15 @@ double similarity_score(const double* signed_weights, std::size_t n, std::size_t
 // points.size() when all points coincide (nothing to isolate). O(N K).
 std::size_t best_isolated_point(const PointSet& points, const double* signed_weights, std::size_t K);
 
+// The column ranges [c[t], c[t + 1]) of a batch of `count` candidates that measure() hands to separate
+// tasks: kChunk columns each, the last range taking the rest, a lone last column joining the range before
+// it. Eigen's product gives every column of S^T F the bits it has in the product over all the batch's
+// columns when the column keeps its place within the kernel's panels (4 or 8 columns, hence 8) and a
+// trailing partial panel stays trailing; a one-column product takes the matrix-vector path instead, hence
+// no lone column (tests/cpp/learner/similarity_select_test.cpp checks it for every batch size).
+inline constexpr std::size_t kChunk = 8;
+std::vector<std::size_t> column_chunks(std::size_t count);
+
 // Runs steps 0-6 on the loss's signed weights s_nk = y_nk w_nk (n x K row-major). Reuses its buffers
 // across calls; not thread-safe itself, and its result does not depend on n_threads.
 class SimilaritySelector {
@@ -84,6 +95,12 @@ class SimilaritySelector {
   // the outputs themselves live one block of rows at a time, and the chosen learner's are recomputed.
   void measure(const double* signed_weights, std::uint32_t i, const std::vector<std::uint32_t>& batch);
 
+  // One task of measure(): the candidates [first, last) of the batch on row block blk, their removal bits
+  // into remover (n entries, this range's own) and their edges into columns [first, last) of partial
+  // (K x batch size, column-major: the block's share of the edges).
+  void measure_part(const double* signed_weights, std::size_t blk, std::size_t first, std::size_t last,
+                    const double* half_f_j, std::uint32_t* remover, double* partial) const;
+
   const PointSet& points_;
   std::size_t K_;
   SimilarityParams params_;
@@ -97,6 +114,7 @@ class SimilaritySelector {
   std::vector<const double*> batch_d_j_;      // its distance column
   std::vector<double> batch_edges_;       // K x kBatch edges, column-major
   std::vector<std::uint32_t> remover_;    // bit b: candidate b of the batch removes the point (footnote 3)
+  std::vector<std::uint32_t> remover_parts_;  // the same, one array per column range of measure()
   std::vector<std::uint32_t> order_;      // other-class points by distance to x_i
   std::vector<std::uint8_t> removed_;
 };

@@ -1,8 +1,13 @@
 // Tests of the selection of §5.4 against brute force: the score is Eq. 5.3 for +-1 outputs and an upper
 // bound of the exactly minimised loss for real ones; the isolated point and the whole of steps 0-6 agree
 // with a direct re-implementation on exact distances; the thread count changes nothing.
+// Eigen single-threaded, as in the library (cpp/CMakeLists.txt): its own OpenMP threads would block the
+// products differently from the library's.
+#define EIGEN_DONT_PARALLELIZE
+
 #include "learner/similarity_select.hpp"
 
+#include <Eigen/Core>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -207,6 +212,36 @@ TEST(SimilaritySelect, MaxCandidatesStopsTheLoop) {
   params.max_candidates = 2;
   SimilaritySelector selector(points, K, params, 1);
   EXPECT_EQ(selector.select(s.data()).candidates, 2);
+}
+
+TEST(SimilaritySelect, ColumnChunksGiveTheBitsOfTheWholeBatchProduct) {
+  // measure() multiplies S^T F one range of column_chunks at a time (threads share the ranges); every
+  // column must keep the bits of the product over the whole batch, whatever the batch size.
+  using RowMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  std::mt19937_64 rng(5);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  for (const Eigen::Index K : {1, 2, 3, 5, 10, 26})
+    for (const Eigen::Index rows : {64, 327, 2048}) {
+      RowMatrix S(rows, K);
+      Eigen::MatrixXd F(rows, static_cast<Eigen::Index>(SimilaritySelector::kBatch));
+      for (Eigen::Index e = 0; e < S.size(); ++e) S.data()[e] = u(rng);
+      for (Eigen::Index e = 0; e < F.size(); ++e) F.data()[e] = u(rng);
+      for (std::size_t count = 1; count <= SimilaritySelector::kBatch; ++count) {
+        const Eigen::MatrixXd whole = S.transpose() * F.leftCols(static_cast<Eigen::Index>(count));
+        const std::vector<std::size_t> c = column_chunks(count);
+        ASSERT_EQ(c.front(), 0u);
+        ASSERT_EQ(c.back(), count);
+        Eigen::MatrixXd chunked(K, static_cast<Eigen::Index>(count));
+        for (std::size_t t = 0; t + 1 < c.size(); ++t) {
+          ASSERT_LT(c[t], c[t + 1]);
+          const auto first = static_cast<Eigen::Index>(c[t]), len = static_cast<Eigen::Index>(c[t + 1] - c[t]);
+          const Eigen::MatrixXd part = F.middleCols(first, len);  // a task's own outputs
+          chunked.middleCols(first, len) = S.transpose() * part;
+        }
+        ASSERT_EQ(std::memcmp(whole.data(), chunked.data(), sizeof(double) * whole.size()), 0)
+            << "K " << K << " rows " << rows << " count " << count;
+      }
+    }
 }
 
 TEST(SimilaritySelect, SameLearnerForEveryThreadCount) {
