@@ -29,9 +29,10 @@ struct PredictOptions {
   // class the exact bound decides leaves with it, and else one whose margin reaches the threshold leaves
   // with its leader; labels may then differ from full evaluation (as calibrated).
   bool cascade = false;
-  // Refuse +-inf in X (InvalidArgument), as scikit-learn's validation does. Tree models' batches are
-  // checked a chunk at a time while the chunk is in cache, before it is read, so wide rows are read from
-  // memory once (docs/guide/cascades.md); other paths check all of X first. No labels are then defined.
+  // Refuse +-inf in X (InvalidArgument), as scikit-learn's validation does. Tree models' batches check a
+  // block of rows at a time, in the read that brings the block into cache before it is used, so wide rows
+  // are read from memory once (docs/guide/cascades.md); other paths check all of X first. No labels are
+  // then defined.
   bool reject_inf = false;
 };
 

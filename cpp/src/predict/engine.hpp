@@ -77,8 +77,8 @@ class Engine {
   template <typename T>
   void add(const Group<T>& g, std::size_t t_begin, std::size_t t_end) const;
 
-  // Every row through all n learners; with check_inf each chunk's rows are refused if one holds +-inf
-  // (reject_inf.hpp), read while in cache.
+  // Every row through all n learners; with check_inf each 16-row group is refused if one of its rows holds
+  // +-inf (reject_inf.hpp), read just before its columns are copied.
   template <typename T>
   void predict_full(const MatrixView<T>& X, std::size_t n, int n_threads, bool check_inf, std::int32_t* classes,
                     std::uint32_t* n_learners) const;

@@ -152,12 +152,11 @@ std::uint32_t Engine::decide_lanes(const double* scores, const std::size_t* rows
                                    const StopRule::Stops& st, std::int32_t* classes, std::uint32_t* n_learners,
                                    StopRule::Margins& margins) const {
   const std::size_t K = model_.n_outputs;
-  // The exact bound never decides a lane whose spread is at most `needed` or whose lead (top - runner-up) is
-  // at most `needed_lead`, and a cascade's threshold never one whose lead (its margin) is below the
+  // The exact bound never decides a lane whose spread or lead (top - runner-up) is too small
+  // (StopRule::exact_possible), and a cascade's threshold never one whose lead (its margin) is below the
   // checkpoint's smallest threshold: the spreads and leads first (a max, a min and a second max per class),
   // the leaders only for the lanes that pass. With many classes the spread is far above the lead, so testing
   // the spread alone sent nearly every lane to the leaders at every checkpoint.
-  const double needed = stop_.needed(t, st), needed_lead = stop_.needed_lead(t, st);
   double least = std::numeric_limits<double>::infinity();
   if (st.cascade && t / st.every - 1 < st.n_checkpoints) {
     const std::size_t w = model_.n_classes(), c = t / st.every - 1;
@@ -177,7 +176,7 @@ std::uint32_t Engine::decide_lanes(const double* scores, const std::size_t* rows
   for (std::uint32_t m = open; m; m &= m - 1) {
     const std::size_t j = lowest_lane(m);
     const StopRule::Margins lane{hi[j] - lo[j], hi[j] - second[j]};
-    if ((lane.spread > needed && lane.lead > needed_lead) || !(lane.lead < least))
+    if (stop_.exact_possible(t, lane, st) || !(lane.lead < least))
       candidates |= 1u << j;
     else
       margins.raise(lane);

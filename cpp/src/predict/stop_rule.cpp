@@ -72,6 +72,10 @@ std::size_t StopRule::next_possible(std::size_t t, const Margins& row, const Sto
   // The spread after s learners, as rounded additions reach it, stays below this (the rounding is far
   // below 2^-20 of the magnitudes, see exit_bounds.hpp).
   const double slack = 0x1p-20;
+  // The most a margin x after t learners can be after s of them (x grows by at most growth(t, s)).
+  const auto reach = [&](double x, std::size_t s) {
+    return (x + bounds_.growth(t, s)) * (1.0 + slack) + slack * st.range.mass;
+  };
   if (!st.cascade) {
     // Without a cascade the answer is the first checkpoint where reach >= needed: the reach grows with s
     // (prefix sums of non-negative terms) and `needed` shrinks (suffix sums), in floating point too, so
@@ -83,9 +87,7 @@ std::size_t StopRule::next_possible(std::size_t t, const Margins& row, const Sto
     // Both margins grow by at most growth(t, s) (exit_bounds.hpp); both tests are monotone in s.
     const auto possible = [&](std::size_t k) {
       const std::size_t s = t + k * st.every;
-      const double g = bounds_.growth(t, s);
-      return (row.spread + g) * (1.0 + slack) + slack * st.range.mass >= needed(s, st) &&
-             (row.lead + g) * (1.0 + slack) + slack * st.range.mass >= needed_lead(s, st);
+      return reach(row.spread, s) >= needed(s, st) && reach(row.lead, s) >= needed_lead(s, st);
     };
     // Galloping from the next checkpoint (a row near deciding pays one test), then bisection.
     std::size_t lo = 1, hi = 1;
@@ -101,10 +103,8 @@ std::size_t StopRule::next_possible(std::size_t t, const Margins& row, const Sto
     return lo <= m ? t + lo * st.every : n;
   }
   for (std::size_t s = st.next(t, n); s < n; s = st.next(s, n)) {
-    const double g = bounds_.growth(t, s);
-    const double reach = (row.spread + g) * (1.0 + slack) + slack * st.range.mass;
-    const double lead_reach = (row.lead + g) * (1.0 + slack) + slack * st.range.mass;
-    if (reach >= needed(s, st) && lead_reach >= needed_lead(s, st)) return s;
+    const double lead_reach = reach(row.lead, s);
+    if (reach(row.spread, s) >= needed(s, st) && lead_reach >= needed_lead(s, st)) return s;
     const std::size_t c = st.cascade ? s / st.every - 1 : st.n_checkpoints;
     if (c >= st.n_checkpoints) continue;
     // A cascade leaves with a margin (|P| for K = 1, the leader's lead for K >= 2) at least some threshold
