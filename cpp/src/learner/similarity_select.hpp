@@ -15,8 +15,8 @@
 // their outputs (held one block at a time, in cache), their edges with Eigen products and, per point, a
 // mask of the candidates that would remove it; the pass runs as tasks of one row block and one range of
 // 8 candidates (threads share the work even when N makes few blocks), whose products give the bits of
-// the product over the whole batch, so the edges do not depend on the thread count; they are then visited in order, one that an earlier visited
-// candidate of its batch removed is skipped unvisited, and the points the visited ones remove are removed
+// the product over the whole batch, so the edges do not depend on the thread count; they are then
+// visited in order, one that an earlier visited candidate of its batch removed is skipped unvisited, and the points the visited ones remove are removed
 // in one pass per batch. The candidates visited are those of the one-at-a-time procedure.
 #pragma once
 

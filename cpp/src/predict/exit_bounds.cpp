@@ -85,7 +85,8 @@ double ExitBounds::needed_lead(std::size_t s, const Range& r) const {
   }
   const std::size_t n_pairs = K_ * (K_ - 1) / 2;
   double least = std::numeric_limits<double>::infinity();
-  for (std::size_t p = 0; p < n_pairs; ++p) least = std::min(least, pair_sum_[r.end * n_pairs + p] - pair_sum_[c * n_pairs + p]);
+  for (std::size_t p = 0; p < n_pairs; ++p)
+    least = std::min(least, pair_sum_[r.end * n_pairs + p] - pair_sum_[c * n_pairs + p]);
   return least;
 }
 

@@ -59,9 +59,9 @@ class RowPartition {
 
   // Stable partition of each split's range (ranges disjoint): the rows its rule sends left first. Writes
   // out[row] = left_value or right_value for every row of the ranges (out null: no outputs), and the carried
-  // values of each split's `carry` sides (carry null: none). Returns, per split, the end of its left block. Blocks of rows run in
-  // parallel (each sorted into its stretch of scratch, then moved to offsets fixed by the blocks' counts), so
-  // the order never depends on n_threads.
+  // values of each split's `carry` sides (carry null: none). Returns, per split, the end of its left block.
+  // Blocks of rows run in parallel (each sorted into its stretch of scratch, then moved to offsets fixed by
+  // the blocks' counts), so the order never depends on n_threads.
   std::vector<std::size_t> split(const std::vector<Split>& splits, std::int8_t* out, int n_threads,
                                  const Carry* carry = nullptr);
 
