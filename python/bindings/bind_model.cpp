@@ -43,8 +43,10 @@ py::array_t<double> decision(const PyModel& pm, const py::array& X, int n_thread
   py::array_t<double> out = K == 1 ? py::array_t<double>({static_cast<py::ssize_t>(n_rows)})
                                    : py::array_t<double>({static_cast<py::ssize_t>(n_rows), static_cast<py::ssize_t>(K)});
   double* dst = out.mutable_data();
-  predict_released(X, check_inf, n_threads,
-                   [&](auto view) { predictor->decision_function(view, dst, learners(n_trees), n_threads); });
+  // The engine checks for +-inf as it reads X (a tree model's batch: once, block by block).
+  predict_released(X, false, n_threads, [&](auto view) {
+    predictor->decision_function(view, dst, learners(n_trees), n_threads, check_inf);
+  });
   return out;
 }
 

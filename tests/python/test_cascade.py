@@ -158,8 +158,8 @@ def test_the_confidence_default_is_the_cores():
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_inf_is_refused_in_any_chunk_on_every_path(n_classes, dtype):
     # Rows that may stop early are checked for +-inf a chunk at a time, as they are read (PredictOptions
-    # reject_inf): one inf in the first, a middle or the last row is refused on every path and row count,
-    # and NaN stays a missing value.
+    # reject_inf), and so are the scores: one inf in the first, a middle or the last row is refused on every
+    # path and row count, and NaN stays a missing value.
     X, y = noisy(900, n_classes, seed=5)
     make = AdaBoostClassifier if n_classes == 2 else REBELClassifier
     clf = make(n_estimators=60, max_depth=2).fit(X[:600], y[:600])
@@ -176,8 +176,12 @@ def test_inf_is_refused_in_any_chunk_on_every_path(n_classes, dtype):
                 for p in paths:
                     with pytest.raises(ValueError, match="Input X contains infinity"):
                         clf.predict(W, **p)
+                for scores in (clf.decision_function, clf.predict_proba):  # the same check, in the same read
+                    with pytest.raises(ValueError, match="Input X contains infinity"):
+                        scores(W)
         W = Z.copy()
         W[n_rows - 1, 4] = np.nan
         for i, p in enumerate(paths):
             labels = clf.predict(W, **p)
             np.testing.assert_array_equal(labels[:-1], expected[i][:-1])
+        np.testing.assert_array_equal(clf.decision_function(W)[:-1], clf.decision_function(Z)[:-1])

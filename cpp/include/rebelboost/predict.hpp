@@ -93,9 +93,12 @@ class Predictor {
   const Model& model() const;
 
   // Scores of every row: out[row * K + k] (K = model().n_outputs). Throws InvalidArgument if X does not
-  // have model().n_features columns.
+  // have model().n_features columns, or with reject_inf if X holds +-inf (as PredictOptions::reject_inf:
+  // a tree model's batch checks each block of rows in the read that brings it into cache; out is then
+  // undefined).
   template <typename T>
-  void decision_function(MatrixView<T> X, double* out, std::size_t n_trees = kAllLearners, int n_threads = 0) const;
+  void decision_function(MatrixView<T> X, double* out, std::size_t n_trees = kAllLearners, int n_threads = 0,
+                         bool reject_inf = false) const;
 
   // Class index of every row: H > 0 for binary models (K = 1), else argmax_k H_k (the first on ties).
   // n_learners (may be null) receives, per row, how many learners were evaluated.

@@ -151,10 +151,11 @@ void Engine::add(const Group<T>& g, std::size_t t_begin, std::size_t t_end) cons
 }
 
 template <typename T>
-void Engine::decision_function(MatrixView<T> X, double* out, std::size_t n_trees, int n_threads) const {
+void Engine::decision_function(MatrixView<T> X, double* out, std::size_t n_trees, int n_threads, bool check_inf) const {
   check_columns(X.n_cols, model_.n_features);
   const std::size_t K = model_.n_outputs, n = used(n_trees);
   if (X.n_rows < kMinGroupRows) {
+    if (check_inf) reject_inf(X, n_threads);
     for (std::size_t r = 0; r < X.n_rows; ++r)
       decision_row(X.data + static_cast<std::ptrdiff_t>(r) * X.row_stride, X.col_stride, out + r * K, n);
     return;
@@ -164,7 +165,7 @@ void Engine::decision_function(MatrixView<T> X, double* out, std::size_t n_trees
     add(g, 0, n);
     for (std::size_t j = 0; j < g.n_lanes; ++j)
       for (std::size_t k = 0; k < K; ++k) out[(g.r0 + j) * K + k] = g.scores[k * kLanes + j];
-  });
+  }, check_inf);
 }
 
 template <typename T>
@@ -284,7 +285,7 @@ std::int32_t Engine::predict_row(const T* x, std::ptrdiff_t stride, double* scor
 }
 
 #define REBELBOOST_ENGINE(T)                                                                                      \
-  template void Engine::decision_function<T>(MatrixView<T>, double*, std::size_t, int) const;                     \
+  template void Engine::decision_function<T>(MatrixView<T>, double*, std::size_t, int, bool) const;               \
   template void Engine::predict<T>(MatrixView<T>, std::int32_t*, const PredictOptions&, std::uint32_t*) const;    \
   template void Engine::tree_outputs<T>(MatrixView<T>, std::int8_t*, int, std::size_t, std::size_t) const;          \
   template void Engine::decision_row<T>(const T*, std::ptrdiff_t, double*, std::size_t) const;                    \

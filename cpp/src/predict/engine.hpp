@@ -40,7 +40,7 @@ class Engine {
   static constexpr double kScanSlotsPerSplit = 0.1;
 
   template <typename T>
-  void decision_function(MatrixView<T> X, double* out, std::size_t n_trees, int n_threads) const;
+  void decision_function(MatrixView<T> X, double* out, std::size_t n_trees, int n_threads, bool check_inf = false) const;
   template <typename T>
   void predict(MatrixView<T> X, std::int32_t* classes, const PredictOptions& options, std::uint32_t* n_learners) const;
   template <typename T>

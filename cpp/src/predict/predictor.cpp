@@ -59,8 +59,9 @@ Predictor& Predictor::operator=(Predictor&&) noexcept = default;
 const Model& Predictor::model() const { return impl_->model; }
 
 template <typename T>
-void Predictor::decision_function(MatrixView<T> X, double* out, std::size_t n_trees, int n_threads) const {
-  impl_->run([&](const auto& engine) { engine.decision_function(X, out, n_trees, n_threads); });
+void Predictor::decision_function(MatrixView<T> X, double* out, std::size_t n_trees, int n_threads,
+                                  bool reject_inf) const {
+  impl_->run([&](const auto& engine) { engine.decision_function(X, out, n_trees, n_threads, reject_inf); });
 }
 
 template <typename T>
@@ -171,7 +172,7 @@ void scores_to_classes(const Model& model, const double* scores, std::size_t n_r
 }
 
 #define REBELBOOST_PREDICT(T)                                                                                      \
-  template void Predictor::decision_function<T>(MatrixView<T>, double*, std::size_t, int) const;                  \
+  template void Predictor::decision_function<T>(MatrixView<T>, double*, std::size_t, int, bool) const;            \
   template void Predictor::predict<T>(MatrixView<T>, std::int32_t*, const PredictOptions&, std::uint32_t*) const; \
   template void Predictor::tree_outputs<T>(MatrixView<T>, std::int8_t*, int, std::size_t, std::size_t) const;      \
   template void Predictor::learner_outputs<T>(MatrixView<T>, double*, int, std::size_t, std::size_t) const;        \

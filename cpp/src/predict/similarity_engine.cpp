@@ -59,7 +59,9 @@ void SimilarityEngine::for_each_row(const MatrixView<T>& X, int n_threads, Fn&& 
 }
 
 template <typename T>
-void SimilarityEngine::decision_function(MatrixView<T> X, double* out, std::size_t n_learners, int n_threads) const {
+void SimilarityEngine::decision_function(MatrixView<T> X, double* out, std::size_t n_learners, int n_threads,
+                                         bool check_inf) const {
+  if (check_inf) reject_inf(X, n_threads);
   const std::size_t K = model_.n_outputs, n = used(n_learners);
   if (!batch()) {
     for_each_row(X, n_threads, [&](std::size_t r, const T* x, Row& s) {
@@ -150,7 +152,7 @@ void SimilarityEngine::advance_row(const T* x, std::ptrdiff_t stride, double* sc
 }
 
 #define REBELBOOST_SIMILARITY_ENGINE(T)                                                                             \
-  template void SimilarityEngine::decision_function<T>(MatrixView<T>, double*, std::size_t, int) const;              \
+  template void SimilarityEngine::decision_function<T>(MatrixView<T>, double*, std::size_t, int, bool) const;        \
   template void SimilarityEngine::predict<T>(MatrixView<T>, std::int32_t*, const PredictOptions&, std::uint32_t*)    \
       const;                                                                                                         \
   template void SimilarityEngine::learner_outputs<T>(MatrixView<T>, double*, int, std::size_t, std::size_t) const;   \

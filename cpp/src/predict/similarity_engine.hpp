@@ -26,7 +26,8 @@ class SimilarityEngine {
       : model_(model), stop_(model), evaluator_(model, 0, model.similarities.size()) {}
 
   template <typename T>
-  void decision_function(MatrixView<T> X, double* out, std::size_t n_learners, int n_threads) const;
+  void decision_function(MatrixView<T> X, double* out, std::size_t n_learners, int n_threads,
+                         bool check_inf = false) const;
   template <typename T>
   void predict(MatrixView<T> X, std::int32_t* classes, const PredictOptions& options, std::uint32_t* n_learners) const;
   template <typename T>
