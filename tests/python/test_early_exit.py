@@ -83,8 +83,11 @@ def test_return_n_learners_shape_and_type(early_exit):
     assert counts.dtype == np.uint32
 
 
+PILOT_ROWS = 256  # predict::Engine::kExitPilotRows: batches of at most this many rows all take the stopping path
+
+
 def test_large_batches_run_in_full_where_the_pilot_rows_stopped_late():
-    # Batches above 1 024 rows: the first 1 024 (the pilot) stop early; the rest do only if those needed at
+    # Batches above PILOT_ROWS rows: the first PILOT_ROWS (the pilot) stop early; the rest do only if those needed at
     # most 40 % of the learners (tests/cpp/predict/early_exit_test.cpp covers that branch), else they run
     # through all of them. Labels are those of full evaluation either way; pilot rows stop where the one-row
     # path does.
@@ -95,10 +98,10 @@ def test_large_batches_run_in_full_where_the_pilot_rows_stopped_late():
     X_test = X[1000:]
     labels, counts = clf.predict(X_test, early_exit=True, return_n_learners=True)
     np.testing.assert_array_equal(labels, clf.predict(X_test))
-    assert counts[:1024].mean() > 0.4 * clf.n_estimators_
-    assert counts[:1024].min() < clf.n_estimators_
-    assert np.all(counts[1024:] == clf.n_estimators_)
-    for r in range(0, 1024, 97):
+    assert counts[:PILOT_ROWS].mean() > 0.4 * clf.n_estimators_
+    assert counts[:PILOT_ROWS].min() < clf.n_estimators_
+    assert np.all(counts[PILOT_ROWS:] == clf.n_estimators_)
+    for r in range(0, PILOT_ROWS, 17):
         one, count = clf.predict(X_test[r : r + 1], early_exit=True, return_n_learners=True)
         assert one[0] == labels[r] and count[0] == counts[r]
 
@@ -135,7 +138,7 @@ def test_exact_exit_checks_only_where_a_quarter_of_the_learners_remain(check_eve
     X, y = load_digits(return_X_y=True)
     clf = REBELClassifier(n_estimators=130, max_depth=2).fit(X[:1200], y[:1200])
     model, n = clf._model, 130
-    X_test = np.ascontiguousarray(X[1200:], dtype=np.float64)
+    X_test = np.ascontiguousarray(X[1200:1200 + PILOT_ROWS], dtype=np.float64)  # every row may stop early
     labels, counts = model.predict(X_test, 1, -1, True, False, True, check_every, False)
     np.testing.assert_array_equal(labels, model.predict(X_test, 1))
     every = 32 if check_every == 0 else -(-check_every // 4) * 4

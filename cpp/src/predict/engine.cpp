@@ -195,7 +195,7 @@ void Engine::predict(MatrixView<T> X, std::int32_t* classes, const PredictOption
     pilot.n_rows = kExitPilotRows;
     rest.data += static_cast<std::ptrdiff_t>(kExitPilotRows) * X.row_stride;
     rest.n_rows -= kExitPilotRows;
-    predict_stopping(pilot, n, st, options.n_threads, check_inf, classes, pilot_counts.data());
+    predict_stopping(pilot, n, st, 1, check_inf, classes, pilot_counts.data());
     if (n_learners) std::copy(pilot_counts.begin(), pilot_counts.end(), n_learners);
     std::uint64_t used_learners = 0;
     for (std::uint32_t c : pilot_counts) used_learners += c;

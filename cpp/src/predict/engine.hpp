@@ -32,7 +32,9 @@ class Engine {
   static constexpr std::size_t kMinGroupRows = 4;
   // Exact exit: rows in the pilot (the first ones of a batch) always stop early; the rest only if the pilot's
   // rows used at most kExitPays of the learners on average (the path with checks costs more per learner).
-  static constexpr std::size_t kExitPilotRows = 1024;
+  // The pilot is one chunk of the stopping path, run on the calling thread: no parallel region of its own,
+  // whose wake-up a busy machine can delay (docs/cascades.md).
+  static constexpr std::size_t kExitPilotRows = 256;
   static constexpr double kExitPays = 0.4;
   // The copies are scanned for NaN (to run the kernels' cheaper compares where there is none) only when the
   // model uses at most this many features per split: the scan costs per copied value, the NaN-aware
