@@ -85,7 +85,11 @@ class RegressionFamily final : public Family<T> {
     const util::StageScope stage(clock_, util::Stage::kLeafValues);
     const double to_real = std::ldexp(1.0, weight_exponent_ - value_exponent_);
     for (tree::RegressionNode& node : tree_.nodes) node.value *= to_real;
-    leaves_ = tree::BinnedLeaves(tree_, binned_);  // the outputs of every row, also those the subsample left out
+    // The outputs of every row, also those the subsample left out: by runs in the loss's pass (small trees),
+    // else all at once now.
+    by_leaves_ = tree::BinnedLeaves::fits(tree_);
+    if (by_leaves_) leaves_ = tree::BinnedLeaves(tree_, binned_);
+    else grower_.outputs(tree_, f_.data());
     grown_pending_ = true;
     info.quick_nodes = tree_.quick_nodes;
     info.full_nodes = tree_.full_nodes;
@@ -101,7 +105,7 @@ class RegressionFamily final : public Family<T> {
 
   // The pending tree's real outputs (not bounded by 1: no hybrid ranks regression trees).
   void pending_outputs(std::vector<double>& f) const override {
-    if (!grown_pending_) {
+    if (!grown_pending_ || !by_leaves_) {
       f = f_;
       return;
     }
@@ -128,7 +132,7 @@ class RegressionFamily final : public Family<T> {
       loss.update_real(f_.data(), a);
       return;
     }
-    const TreeOutputs outputs(leaves_);
+    const TreeOutputs outputs(by_leaves_ ? &leaves_ : nullptr, f_.data());
     residual_sums_ = loss.update_and_residuals(outputs, a, std::ldexp(1.0, value_exponent_ + loss_weight_shift_), s_.data());
     prepared_exponent_ = value_exponent_;
     prepared_ = true;
@@ -207,14 +211,19 @@ class RegressionFamily final : public Family<T> {
     return tree;
   }
 
-  // The grown tree's outputs for the loss's pass.
+  // The grown tree's outputs for the loss's pass: from the leaves (not null), else from f_.
   class TreeOutputs final : public loss::Loss::RowOutputs {
    public:
-    explicit TreeOutputs(const tree::BinnedLeaves& leaves) : leaves_(leaves) {}
-    void fill(std::size_t begin, std::size_t end, double* f) const override { leaves_.values(begin, end, f); }
+    TreeOutputs(const tree::BinnedLeaves* leaves, const double* f) : leaves_(leaves), f_(f) {}
+    const double* run(std::size_t begin, std::size_t end, double* scratch) const override {
+      if (leaves_ == nullptr) return f_ + begin;
+      leaves_->values(begin, end, scratch);
+      return scratch;
+    }
 
    private:
-    const tree::BinnedLeaves& leaves_;
+    const tree::BinnedLeaves* leaves_;
+    const double* f_;
   };
 
   template <typename U>
@@ -244,7 +253,8 @@ class RegressionFamily final : public Family<T> {
   std::vector<std::size_t> feature_pool_;
   std::vector<std::uint8_t> active_features_;
   tree::RegressionTree tree_;  // the pending tree (fit)
-  tree::BinnedLeaves leaves_;  // its outputs by row
+  tree::BinnedLeaves leaves_;  // its outputs by row, when by_leaves_ (else they are in f_)
+  bool by_leaves_ = false;
   bool grown_pending_ = false;  // the pending tree is tree_ (fit), not replayed_
   // s_ and residual_sums_ hold the fixed-point values of the current scores at prepared_exponent_ (apply)
   bool prepared_ = false;

@@ -90,8 +90,9 @@ class Loss : public tree::SplitObjective {
   class RowOutputs {
    public:
     virtual ~RowOutputs() = default;
-    // f[i - begin] = f_i for the rows i in [begin, end).
-    virtual void fill(std::size_t begin, std::size_t end, double* f) const = 0;
+    // f_i for the rows i in [begin, end) at [i - begin] of the result: `scratch` (room for end - begin
+    // values) filled, or the learner's own array.
+    virtual const double* run(std::size_t begin, std::size_t end, double* scratch) const = 0;
   };
   // update_real(f, a) with f from `f`, then fixed_point_residuals(scale, out) of the updated scores: the same
   // bits as those two calls, in one pass over the rows (docs/guide/regression.md, the passes per tree).

@@ -84,16 +84,16 @@ class SquaredError final : public Loss {
     });
   }
 
-  // update_real's and fixed_point_residuals' rows in one pass, each block's outputs filled in runs.
+  // update_real's and fixed_point_residuals' rows in one pass, each block's outputs taken in runs.
   FixedPointSums update_and_residuals(const RowOutputs& outputs, const std::vector<double>& a, double scale,
                                       std::int64_t* out) override {
     const double step = a[0];
     return blockwise_error([&](std::size_t begin, std::size_t end) {
       BlockSums sums;
-      double f[kRun];
+      double scratch[kRun];
       for (std::size_t run = begin; run < end; run += kRun) {
         const std::size_t run_end = std::min(end, run + kRun);
-        outputs.fill(run, run_end, f);
+        const double* f = outputs.run(run, run_end, scratch);
         for (std::size_t i = run; i < run_end; ++i) {
           H_[i] += f[i - run] * step;
           add_error(i, sums);

@@ -7,15 +7,15 @@ namespace rebelboost::tree {
 
 namespace {
 
-// Trees with at most this many splits (and so at most 32 leaves: depth 5) take select(): its cost per row
-// grows with the splits, a walk's with the depth.
-constexpr std::size_t kMostSelectSplits = 31;
+// Splits at most (so at most 32 leaves, depth 5): the cost per row grows with the splits. At depth 6 (63
+// splits) it measured slower than scattering the leaves' values through the grower's partition.
+constexpr std::size_t kMostSplits = 31;
 // Rows per select() step: each split's leaf indices for the step stay in the first-level cache.
 constexpr std::size_t kStep = 256;
 
 // out[j] = the leaf index row j reaches from a split: its left child's (a) where the rule sends the row left,
-// else its right child's (b). A child that is a leaf has one index for every row (kConstant), else one per
-// row. Byte arithmetic without branches, so the loop vectorises.
+// else its right child's (b). A child that is a leaf has one index for every row (a_leaf, b_leaf), a split
+// one per row. Byte arithmetic without branches, so the loop vectorises.
 template <bool kLeftLeaf, bool kRightLeaf>
 void select_step(const std::uint8_t* codes, std::size_t n, std::uint8_t bin, std::uint8_t missing, bool nan_left,
                  const std::uint8_t* a, std::uint8_t a_leaf, const std::uint8_t* b, std::uint8_t b_leaf,
@@ -34,7 +34,7 @@ void select_step(const std::uint8_t* codes, std::size_t n, std::uint8_t bin, std
 }  // namespace
 
 BinnedLeaves::BinnedLeaves(const RegressionTree& tree, const data::BinnedMatrix& X)
-    : tree_(&tree), X_(&X), missing_(tree.missing_bin) {
+    : missing_(tree.missing_bin) {
   // Slots in node order: a split's children come after it (the growers append them).
   std::vector<std::uint32_t> slot(tree.nodes.size());
   for (std::size_t k = 0; k < tree.nodes.size(); ++k) {
@@ -47,7 +47,12 @@ BinnedLeaves::BinnedLeaves(const RegressionTree& tree, const data::BinnedMatrix&
     s.left = slot[s.left];
     s.right = slot[s.right];
   }
-  by_select_ = splits_.size() <= kMostSelectSplits;
+}
+
+bool BinnedLeaves::fits(const RegressionTree& tree) {
+  std::size_t splits = 0;
+  for (const RegressionNode& n : tree.nodes) splits += n.feature >= 0 ? 1 : 0;
+  return splits <= kMostSplits;
 }
 
 void BinnedLeaves::values(std::size_t begin, std::size_t end, double* f) const {
@@ -55,13 +60,12 @@ void BinnedLeaves::values(std::size_t begin, std::size_t end, double* f) const {
     std::fill(f, f + (end - begin), values_.empty() ? 0.0 : values_[0]);
     return;
   }
-  if (!by_select_) return walk(begin, end, f);
   for (std::size_t b = begin; b < end; b += kStep) select(b, std::min(end, b + kStep), f + (b - begin));
 }
 
 // Each split's leaf index for every row of the step, from the last split up to the root.
 void BinnedLeaves::select(std::size_t begin, std::size_t end, double* f) const {
-  std::uint8_t ids[kMostSelectSplits][kStep];
+  std::uint8_t ids[kMostSplits][kStep];
   const std::size_t n = end - begin;
   for (std::size_t k = splits_.size(); k-- > 0;) {
     const Split& s = splits_[k];
@@ -76,10 +80,6 @@ void BinnedLeaves::select(std::size_t begin, std::size_t end, double* f) const {
     else select_step<false, false>(codes, n, s.bin, missing_, s.nan_left, a, a_leaf, b, b_leaf, ids[k]);
   }
   for (std::size_t j = 0; j < n; ++j) f[j] = values_[ids[0][j]];
-}
-
-void BinnedLeaves::walk(std::size_t begin, std::size_t end, double* f) const {
-  for (std::size_t i = begin; i < end; ++i) f[i - begin] = tree_->output(*X_, i);
 }
 
 }  // namespace rebelboost::tree

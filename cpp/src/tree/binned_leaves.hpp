@@ -2,10 +2,10 @@
 // (docs/guide/regression.md, the passes per tree): the loss's update pass takes each run's outputs as it goes, so no
 // array of outputs over all rows is written and read again, and no scatter through the rows' partition.
 //
-// For small trees every split's rule is evaluated for every row of a run and the leaf found by byte
-// selects from the deepest splits up (one sequential pass per split over its column's codes, which the
-// compiler vectorises); larger trees walk each row from the root (RegressionTree::output). Either gives the
-// leaf that RegressionTree::output gives, so the values are the tree's, bit for bit.
+// Every split's rule is evaluated for every row of a run and the leaf found by byte selects from the
+// deepest splits up (one sequential pass per split over its column's codes, which the compiler vectorises):
+// the leaf that RegressionTree::output gives, so the values are the tree's, bit for bit. For small trees
+// only (fits()).
 #pragma once
 
 #include <cstddef>
@@ -20,7 +20,10 @@ namespace rebelboost::tree {
 class BinnedLeaves {
  public:
   BinnedLeaves() = default;
-  // The tree and the matrix must outlive this object (it keeps pointers to the matrix's columns).
+  // Whether the tree is small enough (at most 31 splits): larger ones cost more per row than the grower's
+  // scatter through its partition (VarianceGrower::outputs).
+  static bool fits(const RegressionTree& tree);
+  // A tree that fits; the matrix must outlive this object (it keeps pointers to its columns).
   BinnedLeaves(const RegressionTree& tree, const data::BinnedMatrix& X);
 
   // f[i - begin] = the value of the leaf that holds row i, for i in [begin, end).
@@ -35,14 +38,10 @@ class BinnedLeaves {
   };
   static constexpr std::uint32_t kLeaf = std::uint32_t{1} << 31;
   void select(std::size_t begin, std::size_t end, double* f) const;
-  void walk(std::size_t begin, std::size_t end, double* f) const;
 
-  const RegressionTree* tree_ = nullptr;
-  const data::BinnedMatrix* X_ = nullptr;
   std::uint8_t missing_ = 0;
   std::vector<Split> splits_;   // the internal nodes, parents before children (the root first)
   std::vector<double> values_;  // the leaves' values
-  bool by_select_ = false;      // select() (small trees) or walk()
 };
 
 }  // namespace rebelboost::tree

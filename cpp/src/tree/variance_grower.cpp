@@ -231,8 +231,8 @@ std::vector<std::size_t> VarianceGrower::split_layer(const std::vector<std::size
   const util::StageScope partitioning(clock_, util::Stage::kPartition);
   std::size_t kept = 0;  // children that will be searched, for the histogram budget
   for (const SplitInfo& split : splits) kept += split.found() ? 2 : 0;
-  // The last layer's children need no rows of their own when their sums come from histograms: the training
-  // finds each row's leaf from its codes (BinnedLeaves).
+  // The last layer's children need no rows of their own when their sums come from histograms: outputs()
+  // routes the parents' rows.
   bool defer = last;
   for (std::size_t i = 0; i < searchable.size(); ++i) defer = defer && (!splits[i].found() || leaves_[searchable[i]].hist >= 0);
   const std::vector<Leaf> lefts = partition_all(searchable, splits, defer);
@@ -318,6 +318,38 @@ void VarianceGrower::complete() {
 
 void VarianceGrower::sort_leaves() {
   std::sort(leaves_.begin(), leaves_.end(), [](const Leaf& a, const Leaf& b) { return a.begin < b.begin; });
+}
+
+void VarianceGrower::outputs(const RegressionTree& tree, double* f) const {
+  struct Part {  // rows [begin, end) of the order, sent to left or right by rule (null: all to left)
+    std::size_t begin, end;
+    const RowPartition::Rule* rule;
+    double left, right;
+  };
+  constexpr std::size_t kPart = std::size_t{1} << 15;  // rows per parallel part
+  std::vector<Part> parts;
+  const auto add = [&](std::size_t begin, std::size_t end, const RowPartition::Rule* rule, double left, double right) {
+    for (std::size_t b = begin; b < end; b += kPart) parts.push_back({b, std::min(end, b + kPart), rule, left, right});
+  };
+  for (const Leaf& leaf : leaves_) {
+    const double v = tree.nodes[leaf.node].value;
+    add(leaf.begin, leaf.end, nullptr, v, v);  // deferred children: empty
+  }
+  for (const Deferred& d : deferred_)
+    add(d.part.range.begin, d.part.range.end, &d.part.rule, tree.nodes[leaves_[d.left].node].value,
+        tree.nodes[leaves_[d.right].node].value);
+  util::parallel_for(static_cast<std::ptrdiff_t>(parts.size()), util::threads_for(4 * X_.n_samples, n_threads_), [&](std::ptrdiff_t k) {
+    const Part& p = parts[static_cast<std::size_t>(k)];
+    if (p.rule == nullptr) {
+      for (std::size_t i = p.begin; i < p.end; ++i) f[partition_.row(i)] = p.left;
+      return;
+    }
+    const double value[2] = {p.right, p.left};
+    for (std::size_t i = p.begin; i < p.end; ++i) {
+      const std::uint32_t r = partition_.row(i);
+      f[r] = value[p.rule->left(r)];
+    }
+  });
 }
 
 RowPartition::Rule VarianceGrower::rule(const SplitInfo& split) const {

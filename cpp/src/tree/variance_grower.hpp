@@ -52,8 +52,8 @@ class VarianceGrower {
   RegressionTree grow(const std::int64_t* s, const std::int64_t* t, int max_depth, std::int64_t min_leaf_weight,
                       const std::uint8_t* active_features = nullptr, const UniformRows* uniform = nullptr);
 
-  // The last tree's leaves, their rows grouped by leaf (the last layer's partition, which the training does not
-  // need, is made on the first call of either: each row's output comes from BinnedLeaves).
+  // The last tree's leaves, their rows grouped by leaf (the last layer's partition, which outputs() does not
+  // need, is made on the first call of either).
   const std::vector<Leaf>& leaves() {
     complete();
     return leaves_;
@@ -62,6 +62,10 @@ class VarianceGrower {
     complete();
     return partition_.rows(0);
   }
+
+  // f[row] = the value of the last tree's leaf that holds the row, for every row; the last layer's rows
+  // from their parent's range and split rule (no partition needed).
+  void outputs(const RegressionTree& tree, double* f) const;
 
   // grow() charges histograms (with the split scans) and partitions to `clock` (null: nothing measured).
   void set_stage_clock(util::StageClock* clock) { clock_ = clock; }

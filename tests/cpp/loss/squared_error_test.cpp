@@ -47,8 +47,10 @@ TEST(SquaredError, FixedPointResidualsReturnTheirExactSums) {
 class TableOutputs final : public Loss::RowOutputs {
  public:
   explicit TableOutputs(const std::vector<double>& f) : f_(f) {}
-  void fill(std::size_t begin, std::size_t end, double* f) const override {
-    for (std::size_t i = begin; i < end; ++i) f[i - begin] = f_[i];
+  const double* run(std::size_t begin, std::size_t end, double* scratch) const override {
+    if (begin % 3 == 0) return f_.data() + begin;  // both ways (runs start at multiples of 1024)
+    for (std::size_t i = begin; i < end; ++i) scratch[i - begin] = f_[i];
+    return scratch;
   }
 
  private:

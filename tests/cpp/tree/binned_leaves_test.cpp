@@ -1,6 +1,6 @@
 // Tests of BinnedLeaves (tree/binned_leaves.hpp): for runs of rows of any length and start, each row's
-// value is that of the leaf RegressionTree::output routes it to, bit for bit, for trees of every depth
-// (small ones by byte selects, larger ones by walks), uneven trees, NaN codes and a single leaf.
+// value is that of the leaf RegressionTree::output routes it to, bit for bit, for trees of every depth that
+// fits (up to 5 at least), uneven trees, NaN codes and a single leaf.
 #include "tree/binned_leaves.hpp"
 
 #include <gtest/gtest.h>
@@ -49,6 +49,10 @@ TEST(BinnedLeaves, EveryRowGetsItsLeafValue) {
   for (int depth = 0; depth <= 7; ++depth)
     for (const std::int64_t min_leaf_weight : {std::int64_t{0}, std::int64_t{300} * 4096}) {  // uneven trees with a minimum
       RegressionTree tree = grower.grow(s.data(), t.data(), depth, min_leaf_weight);
+      if (depth <= 5) {
+        EXPECT_TRUE(BinnedLeaves::fits(tree));
+      }
+      if (!BinnedLeaves::fits(tree)) continue;
       for (std::size_t k = 0; k < tree.nodes.size(); ++k) tree.nodes[k].value += 0.001 * static_cast<double>(k);  // distinct leaves
       for (const std::size_t run : {std::size_t{1}, std::size_t{255}, std::size_t{1000}, std::size_t{3001}})
         expect_tree_values(tree, p.binned, run,

@@ -1,6 +1,7 @@
 // Tests of the regressor's grower: it grows the slow reference's tree (grow_regression_tree's full scan)
 // bit for bit at every depth, with and without weights and NaN, for any thread count; its leaves partition
-// the rows as the tree routes them; min_leaf_weight holds on every leaf of a split; QuickBoost's pruned layers (quick on and auto) grow the full scan's tree bit for bit.
+// the rows as the tree routes them, and outputs() gives each row its leaf's value; min_leaf_weight holds on
+// every leaf of a split; QuickBoost's pruned layers (quick on and auto) grow the full scan's tree bit for bit.
 #include "tree/variance_grower.hpp"
 
 #include <gtest/gtest.h>
@@ -110,6 +111,26 @@ TEST(VarianceGrower, LeavesPartitionTheRowsAsTheTreeRoutesThem) {
     EXPECT_LT(tree.nodes[leaf.node].feature, 0);
   }
   for (int c : seen) EXPECT_EQ(c, 1);
+}
+
+// outputs() gives every row its leaf's value as the tree routes it, at every depth (the last layer from its
+// parents' rows and rules, unpartitioned), and the same after leaves() has made the last partition.
+TEST(VarianceGrower, OutputsFollowTheTreeForEveryRow) {
+  const testing::BoostedProblem p = testing::boosted_problem("veb", 3000, 6, 8, 1);
+  const Values v = values(p, 12, true);
+  for (int depth = 0; depth <= 5; ++depth)
+    for (const int threads : {1, 3}) {
+      VarianceGrower grower(p.binned, p.bins, threads);
+      const RegressionTree tree = grower.grow(v.s.data(), v.t.data(), depth, 0);
+      std::vector<double> before(p.X.n_rows, -1.0), after(p.X.n_rows, -2.0);
+      grower.outputs(tree, before.data());
+      EXPECT_GE(grower.leaves().size(), 1u);
+      grower.outputs(tree, after.data());
+      for (std::size_t r = 0; r < p.X.n_rows; ++r) {
+        ASSERT_EQ(before[r], tree.output(p.binned, r)) << "depth " << depth << " threads " << threads << " row " << r;
+        ASSERT_EQ(after[r], before[r]) << "depth " << depth << " row " << r;
+      }
+    }
 }
 
 // Every child of a split holds at least min_leaf_weight, and a larger minimum never grows more leaves.
