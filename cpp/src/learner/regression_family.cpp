@@ -11,6 +11,7 @@
 #include "learner/family.hpp"
 #include "learner/sampling.hpp"
 #include "rebelboost/error.hpp"
+#include "tree/binned_leaves.hpp"
 #include "tree/variance_grower.hpp"
 #include "util/fixed_point.hpp"
 #include "util/parallel.hpp"
@@ -84,33 +85,57 @@ class RegressionFamily final : public Family<T> {
     const util::StageScope stage(clock_, util::Stage::kLeafValues);
     const double to_real = std::ldexp(1.0, weight_exponent_ - value_exponent_);
     for (tree::RegressionNode& node : tree_.nodes) node.value *= to_real;
-    grower_.outputs(tree_, f_.data());  // every row, also those the subsample left out
+    // The outputs of every row, also those the subsample left out: by runs in the loss's pass (small trees),
+    // else all at once now.
+    by_leaves_ = tree::BinnedLeaves::fits(tree_);
+    if (by_leaves_) leaves_ = tree::BinnedLeaves(tree_, binned_);
+    else grower_.outputs(tree_, f_.data());
+    grown_pending_ = true;
     info.quick_nodes = tree_.quick_nodes;
     info.full_nodes = tree_.full_nodes;
     info.features_pruned = tree_.work.features_pruned;
     info.bin_accumulations = tree_.work.bin_accumulations;
     loss::Loss::Step step;
     step.step = {1.0};
-    step.has_edge = std::any_of(f_.begin(), f_.end(), [](double v) { return v != 0.0; });
+    // Some row's output is nonzero: a leaf without rows has W = 0 and the value 0.
+    step.has_edge = std::any_of(tree_.nodes.begin(), tree_.nodes.end(),
+                                [](const tree::RegressionNode& n) { return n.feature < 0 && n.value != 0.0; });
     return step;
   }
 
   // The pending tree's real outputs (not bounded by 1: no hybrid ranks regression trees).
-  void pending_outputs(std::vector<double>& f) const override { f = f_; }
+  void pending_outputs(std::vector<double>& f) const override {
+    if (!grown_pending_ || !by_leaves_) {
+      f = f_;
+      return;
+    }
+    f.resize(n_);
+    leaves_.values(0, n_, f.data());
+  }
 
   loss::Loss::Step replay(loss::Loss&, const Model& init, std::size_t t) override {
     const Tree& tree = init.trees[t];
     if (tree.leaf_value.size() != tree.nodes.size()) throw InvalidArgument("warm start: the model to continue is no regressor");
     real_outputs(tree, X_, f_.data());
     replayed_ = tree;
+    grown_pending_ = false;
     loss::Loss::Step step;
     step.step = {1.0};
     step.has_edge = true;
     return step;
   }
 
+  // A grown tree's update also writes the next tree's fixed-point values, at this tree's exponent: the next
+  // fit keeps them when the updated residuals give the same exponent (nearly always), else redoes them.
   void apply(loss::Loss& loss, const std::vector<double>& a, const loss::Loss::Step&) override {
-    loss.update_real(f_.data(), a);
+    if (!grown_pending_) {
+      loss.update_real(f_.data(), a);
+      return;
+    }
+    const TreeOutputs outputs(by_leaves_ ? &leaves_ : nullptr, f_.data());
+    residual_sums_ = loss.update_and_residuals(outputs, a, std::ldexp(1.0, value_exponent_ + loss_weight_shift_), s_.data());
+    prepared_exponent_ = value_exponent_;
+    prepared_ = true;
   }
 
   void append(Model& model, const std::vector<double>& a, IterationInfo& info) override {
@@ -142,11 +167,14 @@ class RegressionFamily final : public Family<T> {
   // s = w r 2^e_s (0 for rows the subsample leaves out, whose t is 0 too), e_s from the loss's max |w r| (the
   // same for any thread count). The loss holds the weights times 2^-loss_weight_shift_ (the booster brings
   // the largest into [0.5, 1)): powers of two, so s is the same as from the weights themselves.
+  // s_ may hold them already (apply).
   void fixed_point_values(const loss::Loss& loss, bool sample_rows, std::uint64_t stream) {
     const double largest = std::ldexp(loss.largest_weighted_residual(), loss_weight_shift_);
     const bool packable = sample_weight_ == nullptr && n_ >= (std::size_t{1} << 16) && n_ < (std::size_t{1} << 23);
     value_exponent_ = largest > 0.0 ? scale_exponent(largest * static_cast<double>(n_), packable ? kPackedValueBits : kValueBits) : 0;
-    residual_sums_ = loss.fixed_point_residuals(std::ldexp(1.0, value_exponent_ + loss_weight_shift_), s_.data());
+    if (!prepared_ || prepared_exponent_ != value_exponent_)
+      residual_sums_ = loss.fixed_point_residuals(std::ldexp(1.0, value_exponent_ + loss_weight_shift_), s_.data());
+    prepared_ = false;
     if (!sample_rows) return;
     constexpr std::size_t kBlock = 1 << 16;
     t_active_.resize(n_);
@@ -183,6 +211,21 @@ class RegressionFamily final : public Family<T> {
     return tree;
   }
 
+  // The grown tree's outputs for the loss's pass: from the leaves (not null), else from f_.
+  class TreeOutputs final : public loss::Loss::RowOutputs {
+   public:
+    TreeOutputs(const tree::BinnedLeaves* leaves, const double* f) : leaves_(leaves), f_(f) {}
+    const double* run(std::size_t begin, std::size_t end, double* scratch) const override {
+      if (leaves_ == nullptr) return f_ + begin;
+      leaves_->values(begin, end, scratch);
+      return scratch;
+    }
+
+   private:
+    const tree::BinnedLeaves* leaves_;
+    const double* f_;
+  };
+
   template <typename U>
   void real_outputs(const Tree& tree, const MatrixView<U>& X, double* out) const {
     util::parallel_for(static_cast<std::ptrdiff_t>(X.n_rows), util::threads_for(X.n_rows * 8, n_threads_), [&](std::ptrdiff_t r) {
@@ -210,6 +253,12 @@ class RegressionFamily final : public Family<T> {
   std::vector<std::size_t> feature_pool_;
   std::vector<std::uint8_t> active_features_;
   tree::RegressionTree tree_;  // the pending tree (fit)
+  tree::BinnedLeaves leaves_;  // its outputs by row, when by_leaves_ (else they are in f_)
+  bool by_leaves_ = false;
+  bool grown_pending_ = false;  // the pending tree is tree_ (fit), not replayed_
+  // s_ and residual_sums_ hold the fixed-point values of the current scores at prepared_exponent_ (apply)
+  bool prepared_ = false;
+  int prepared_exponent_ = 0;
   Tree replayed_;              // or the replayed one (warm start)
 };
 

@@ -86,6 +86,20 @@ class Loss : public tree::SplitObjective {
     std::int64_t sum = 0, abs_sum = 0;
   };
   virtual FixedPointSums fixed_point_residuals(double /*scale*/, std::int64_t* /*out*/) const { regression_unsupported(); }
+  // A learner's outputs by runs of rows, for a pass that needs them one run at a time.
+  class RowOutputs {
+   public:
+    virtual ~RowOutputs() = default;
+    // f_i for the rows i in [begin, end) at [i - begin] of the result: `scratch` (room for end - begin
+    // values) filled, or the learner's own array.
+    virtual const double* run(std::size_t begin, std::size_t end, double* scratch) const = 0;
+  };
+  // update_real(f, a) with f from `f`, then fixed_point_residuals(scale, out) of the updated scores: the same
+  // bits as those two calls, in one pass over the rows (docs/guide/regression.md, the passes per tree).
+  virtual FixedPointSums update_and_residuals(const RowOutputs& /*f*/, const std::vector<double>& /*a*/, double /*scale*/,
+                                              std::int64_t* /*out*/) {
+    regression_unsupported();
+  }
 
  private:
   [[noreturn]] static void regression_unsupported() {

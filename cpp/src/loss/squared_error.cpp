@@ -16,6 +16,8 @@ namespace {
 
 // Sums over rows in fixed blocks added in block order: the same bits for every thread count.
 constexpr std::size_t kBlock = 4096;
+// Rows whose outputs update_and_residuals takes at a time (on the stack).
+constexpr std::size_t kRun = 1024;
 // Elementary steps (util::threads_for) per row of a pass over y, H (and w): loads, a store, the arithmetic.
 constexpr std::size_t kRowWork = 4;
 
@@ -40,7 +42,11 @@ class SquaredError final : public Loss {
 
   void start_at(const std::vector<double>& bias) override {
     std::fill(H_.begin(), H_.end(), bias[0]);
-    blockwise_error([](std::size_t) {});
+    blockwise_error([&](std::size_t begin, std::size_t end) {
+      BlockSums sums;
+      for (std::size_t i = begin; i < end; ++i) add_error(i, sums);
+      return sums;
+    });
   }
 
   // Kept up to date by start_at and update_real (one pass each), so the booster's checks cost nothing.
@@ -57,26 +63,45 @@ class SquaredError final : public Loss {
     const std::size_t n = y_.size(), blocks = (n + kBlock - 1) / kBlock;
     std::vector<FixedPointSums> part(blocks);
     util::parallel_for(static_cast<std::ptrdiff_t>(blocks), util::threads_for(kRowWork * n, n_threads_), [&](std::ptrdiff_t b) {
-      std::int64_t sum = 0, abs_sum = 0;
-      for (std::size_t i = static_cast<std::size_t>(b) * kBlock, e = std::min(n, i + kBlock); i < e; ++i) {
-        const std::int64_t v = out[i] = util::to_fixed_point(weight(i) * (y_[i] - H_[i]) * scale);
-        sum += v;
-        abs_sum += v < 0 ? -v : v;
-      }
-      part[static_cast<std::size_t>(b)] = {sum, abs_sum};
+      FixedPointSums sums;  // a local: out's stores cannot alias it, so it stays in registers
+      for (std::size_t i = static_cast<std::size_t>(b) * kBlock, e = std::min(n, i + kBlock); i < e; ++i)
+        add_fixed_point(i, scale, out, sums);
+      part[static_cast<std::size_t>(b)] = sums;
     });
-    FixedPointSums total;
-    for (const FixedPointSums& p : part) {
-      total.sum += p.sum;
-      total.abs_sum += p.abs_sum;
-    }
-    return total;
+    return total_of(part);
   }
 
   // H_n += f_n a: the product rounded, then added, as prediction adds a leaf's f * a (predict/flat_forest.hpp).
   void update_real(const double* f, const std::vector<double>& a) override {
     const double step = a[0];
-    blockwise_error([&](std::size_t i) { H_[i] += f[i] * step; });
+    blockwise_error([&](std::size_t begin, std::size_t end) {
+      BlockSums sums;
+      for (std::size_t i = begin; i < end; ++i) {
+        H_[i] += f[i] * step;
+        add_error(i, sums);
+      }
+      return sums;
+    });
+  }
+
+  // update_real's and fixed_point_residuals' rows in one pass, each block's outputs taken in runs.
+  FixedPointSums update_and_residuals(const RowOutputs& outputs, const std::vector<double>& a, double scale,
+                                      std::int64_t* out) override {
+    const double step = a[0];
+    return blockwise_error([&](std::size_t begin, std::size_t end) {
+      BlockSums sums;
+      double scratch[kRun];
+      for (std::size_t run = begin; run < end; run += kRun) {
+        const std::size_t run_end = std::min(end, run + kRun);
+        const double* f = outputs.run(run, run_end, scratch);
+        for (std::size_t i = run; i < run_end; ++i) {
+          H_[i] += f[i - run] * step;
+          add_error(i, sums);
+          add_fixed_point(i, scale, out, sums.fixed);
+        }
+      }
+      return sums;
+    });
   }
 
   // The +-1 learners' interface does not apply to regression trees.
@@ -87,27 +112,53 @@ class SquaredError final : public Loss {
  private:
   double weight(std::size_t i) const { return w_.empty() ? 1.0 : w_[i]; }
 
-  // Applies `change(i)` to each row i, then sets value_ = sum w (y - H)^2 / sum w and largest_ = max |w (y - H)|:
-  // per fixed block of rows, blocks added in order (the same bits for every thread count).
-  template <typename Change>
-  void blockwise_error(const Change& change) {
+  struct BlockSums {
+    double error = 0.0, largest = 0.0;  // sum w r^2 and max |w r| over the block's rows, in row order
+    FixedPointSums fixed;
+  };
+  void add_error(std::size_t i, BlockSums& sums) const {
+    const double r = y_[i] - H_[i];
+    sums.error += weight(i) * r * r;
+    sums.largest = std::max(sums.largest, std::fabs(weight(i) * r));
+  }
+  // out[i] = w r scale in fixed point, added to the sums.
+  void add_fixed_point(std::size_t i, double scale, std::int64_t* out, FixedPointSums& sums) const {
+    const std::int64_t v = out[i] = util::to_fixed_point(weight(i) * (y_[i] - H_[i]) * scale);
+    sums.sum += v;
+    sums.abs_sum += v < 0 ? -v : v;
+  }
+  static void add_to(FixedPointSums& total, const FixedPointSums& part) {
+    total.sum += part.sum;
+    total.abs_sum += part.abs_sum;
+  }
+  static FixedPointSums total_of(const std::vector<FixedPointSums>& part) {
+    FixedPointSums total;
+    for (const FixedPointSums& p : part) add_to(total, p);
+    return total;
+  }
+
+  // Runs `rows(begin, end)` on each fixed block of rows (it returns the block's sums, kept in a local: the
+  // rows' stores cannot alias a local, so the sums stay in registers), then sets value_ = sum w (y - H)^2 / sum w and
+  // largest_ = max |w (y - H)| from the blocks' sums, added in block order (the same bits for every thread
+  // count). Returns the total of the blocks' fixed-point sums.
+  template <typename Rows>
+  FixedPointSums blockwise_error(const Rows& rows) {
     const std::size_t n = y_.size(), blocks = (n + kBlock - 1) / kBlock;
-    std::vector<double> part(blocks, 0.0), part_max(blocks, 0.0);
+    std::vector<BlockSums> part(blocks);
     util::parallel_for(static_cast<std::ptrdiff_t>(blocks), util::threads_for(kRowWork * n, n_threads_), [&](std::ptrdiff_t b) {
-      double sum = 0.0, largest = 0.0;
-      for (std::size_t i = static_cast<std::size_t>(b) * kBlock, e = std::min(n, i + kBlock); i < e; ++i) {
-        change(i);
-        const double r = y_[i] - H_[i];
-        sum += weight(i) * r * r;
-        largest = std::max(largest, std::fabs(weight(i) * r));
-      }
-      part[static_cast<std::size_t>(b)] = sum;
-      part_max[static_cast<std::size_t>(b)] = largest;
+      const std::size_t begin = static_cast<std::size_t>(b) * kBlock;
+      part[static_cast<std::size_t>(b)] = rows(begin, std::min(n, begin + kBlock));
     });
     double total = 0.0;
-    for (double p : part) total += p;
+    largest_ = 0.0;
+    FixedPointSums fixed;
+    for (const BlockSums& p : part) {
+      total += p.error;
+      largest_ = std::max(largest_, p.largest);
+      add_to(fixed, p.fixed);
+    }
     value_ = total / weight_total_;
-    largest_ = part_max.empty() ? 0.0 : *std::max_element(part_max.begin(), part_max.end());
+    return fixed;
   }
   [[noreturn]] static void unsupported() {
     throw InvalidArgument("the squared-error loss trains regression trees (real leaves), not +-1 learners");
