@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <vector>
 
 #include "util/fixed_point.hpp"
@@ -120,6 +121,12 @@ void BinaryExpLoss::update(const std::int8_t* f, const std::vector<double>& a, c
 double BinaryExpLoss::apply(const std::int8_t* f, double a, double right_w, double wrong_w) {
   const double total = right_w * std::exp(-a) + wrong_w * std::exp(a);
   const double shrink = std::exp(-a) / total, grow = std::exp(a) / total;
+  if (!std::isfinite(total) || !std::isfinite(shrink) || !std::isfinite(grow)) {
+    // exp(+-a) overflowed (a huge learning rate): the loss is infinite and the booster stops as diverged;
+    // the weights are left as they were (rounding NaN to fixed point would be undefined behaviour).
+    z_ = std::numeric_limits<double>::infinity();
+    return total;
+  }
   double* w = w_.data();
   std::int64_t* q = q_.data();
   const std::int8_t* y = y_.data();

@@ -283,7 +283,7 @@ void TreeGrower::local_bounds(const LayerPlan& plan, const std::int64_t* q, cons
     util::parallel_for(static_cast<std::ptrdiff_t>(n_active), threads, [&](std::ptrdiff_t ai) {
       const auto a = static_cast<std::size_t>(ai);
       const std::size_t f = active[a];
-      const std::int64_t* h = local + (l * n_active + a) * kHistBins;
+      const std::int64_t* h = local ? local + (l * n_active + a) * kHistBins : nullptr;
       if (!local) {
         std::int64_t* scratch = &scratch_[static_cast<std::size_t>(util::thread_index()) * kHistBins];
         std::fill(scratch, scratch + kHistBins, 0);

@@ -74,7 +74,8 @@ TEST(ParamBounds, CheckParamsRefusesExactlyWhatEachBoundExcludes) {
     EXPECT_FALSE(refused(b, low_in)) << b.name << " " << low_in;
     EXPECT_TRUE(refused(b, b.low_open ? b.low : b.low - step)) << b.name;
     if (std::isinf(b.high)) {
-      EXPECT_TRUE(refused(b, b.high)) << b.name << ": infinity is outside an open bound";
+      // An int field cannot hold infinity (casting it to int is undefined): only real-valued fields.
+      if (!b.integral) EXPECT_TRUE(refused(b, b.high)) << b.name << ": infinity is outside an open bound";
     } else {
       EXPECT_FALSE(refused(b, b.high_open ? b.high - step : b.high)) << b.name;
       EXPECT_TRUE(refused(b, b.high_open ? b.high : b.high + step)) << b.name;

@@ -29,7 +29,10 @@ Model hard_model(std::uint64_t seed, std::size_t K, int max_depth, int n_trees) 
   for (std::size_t t = 0; t < m.trees.size(); ++t) {
     for (double& a : m.trees[t].step) {
       const int kind = static_cast<int>(rng() % 4);
-      if (kind == 0) a = std::ldexp(rng() % 2 ? 1.0 : -1.0, static_cast<int>(rng() % 81) - 40);
+      if (kind == 0) {  // two draws in a fixed order (the order of a call's arguments is unspecified)
+        const double sign = rng() % 2 ? 1.0 : -1.0;
+        a = std::ldexp(sign, static_cast<int>(rng() % 81) - 40);
+      }
       if (kind == 1) a = decimals[rng() % 6];
       if (kind == 2) a = 0.0;
     }
@@ -209,8 +212,10 @@ TEST(ExitBounds, PairSumsMatchADirectSum) {
   for (std::size_t t = s; t < n; ++t) reach = std::max(reach, 0.0) + std::fabs(m.trees[t].step[3] - m.trees[t].step[2]);
   const auto range = bounds.range(n);
   EXPECT_EQ(range.mass, mass);
-  std::vector<double> P = {-1e9, -1e9, 0.0, 0.0};
-  const double margin = range.margin_scale * (2.0 * 1e9 + mass);
+  // Classes 0 and 1 trail by more than any pair sum (at most mass), so only the pair (2, 3) decides.
+  const double far = -4.0 * mass - 1.0;
+  std::vector<double> P = {far, far, 0.0, 0.0};
+  const double margin = range.margin_scale * (2.0 * std::fabs(far) + mass);
   P[3] = reach + margin * 0.5;
   EXPECT_EQ(bounds.decided(P.data(), 1, s, range, predict::ExitBounds::leaders(P.data(), 1, 4)), -1);
   P[3] = reach * (1 + 1e-9) + margin * 2.0 + 1e-9;
