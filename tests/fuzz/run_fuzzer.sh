@@ -13,13 +13,8 @@ set -euo pipefail
 seconds=${1:?usage: run_fuzzer.sh SECONDS [BUILD_DIR]}
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 build="$(realpath -m "${2:-$root/build/fuzz}")"
-python="$(command -v python3)"
-configure() {  # configure DIR FLAGS
-  cmake -S "$root" -B "$1" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++-14 \
-        -DREBELBOOST_BUILD_FUZZERS=ON -DCMAKE_CXX_FLAGS="$2" -DPython_EXECUTABLE="$python" >/dev/null
-  cmake --build "$1" --target rb_model_file_fuzzer >/dev/null
-}
-configure "$build/sanitizers" "-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
+# The sanitizer build (sanitizer_build.sh: the flags live there); CI has already built its unit tests in it.
+bash "$root/tests/fuzz/sanitizer_build.sh" "$build/sanitizers" rb_model_file_fuzzer
 fuzzer="$build/sanitizers/tests/fuzz/rb_model_file_fuzzer"
 
 kinds=$(cd "$root/tests/fuzz/corpus" && ls)
@@ -47,7 +42,8 @@ done
 [ "${LINE_COVERAGE:-1}" = 0 ] && exit 0
 
 # Line coverage: replay every corpus (seeds and what the runs found) through an instrumented build.
-configure "$build/coverage" "-fsanitize=fuzzer-no-link -fprofile-instr-generate -fcoverage-mapping"
+SANITIZER_FLAGS="-fsanitize=fuzzer-no-link -fprofile-instr-generate -fcoverage-mapping" \
+  bash "$root/tests/fuzz/sanitizer_build.sh" "$build/coverage" rb_model_file_fuzzer
 rm -f "$build/coverage"/*.profraw
 for kind in $kinds; do
   LLVM_PROFILE_FILE="$build/coverage/$kind.profraw" "$build/coverage/tests/fuzz/rb_model_file_fuzzer" -runs=0 \
