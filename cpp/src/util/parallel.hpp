@@ -100,10 +100,10 @@ void parallel_for(std::ptrdiff_t n, int n_threads, Fn&& fn, bool dynamic = false
 }
 
 // first(i) for every i in [0, n), then between() once, then second(i) for every i: two dynamic parallel_for
-// loops with a serial step between them, in one OpenMP region. With OMP_WAIT_POLICY=passive every region's
-// start wakes the sleeping threads (a scheduler's latency each time), so one region instead of two saves a
-// wake-up; the loops' barriers still order the phases. The same contract as parallel_for; an exception
-// stops the phases after its own, and the first one in serial order is rethrown.
+// loops with a serial step between them, in one OpenMP region (docs/design/determinism.md, section 3). With
+// OMP_WAIT_POLICY=passive every region's start wakes the sleeping threads (a scheduler's latency each time),
+// so one region instead of two saves a wake-up; the loops' barriers still order the phases. The same contract
+// as parallel_for; an exception stops the phases after its own, and the first one in serial order is rethrown.
 template <typename First, typename Between, typename Second>
 void parallel_phases(std::ptrdiff_t n, int n_threads, First&& first, Between&& between, Second&& second) {
   const int threads = resolve_threads(n_threads);
