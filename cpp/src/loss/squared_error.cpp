@@ -67,7 +67,7 @@ class SquaredError final : public Loss {
       for (std::size_t i = static_cast<std::size_t>(b) * kBlock, e = std::min(n, i + kBlock); i < e; ++i)
         add_fixed_point(i, scale, out, sums);
       part[static_cast<std::size_t>(b)] = sums;
-    });
+    }, true);  // dynamic: many equal blocks
     return total_of(part);
   }
 
@@ -148,7 +148,7 @@ class SquaredError final : public Loss {
     util::parallel_for(static_cast<std::ptrdiff_t>(blocks), util::threads_for(kRowWork * n, n_threads_), [&](std::ptrdiff_t b) {
       const std::size_t begin = static_cast<std::size_t>(b) * kBlock;
       part[static_cast<std::size_t>(b)] = rows(begin, std::min(n, begin + kBlock));
-    });
+    }, true);  // dynamic: many equal blocks
     double total = 0.0;
     largest_ = 0.0;
     FixedPointSums fixed;

@@ -80,14 +80,28 @@ std::vector<std::size_t> RowPartition::split(const std::vector<Split>& splits, s
   // blocks' counts: the order of a serial stable partition, whatever the thread count.
   if (identity_ && rows != n_) materialise();  // rows outside the ranges keep their places
   const bool from_identity = identity_;
-  std::vector<std::size_t> left(blocks.size());
-  util::parallel_for(static_cast<std::ptrdiff_t>(blocks.size()), threads, [&](std::ptrdiff_t k) {
-    const Block& b = blocks[static_cast<std::size_t>(k)];
-    const Rule& rule = splits[b.range].rule;
-    left[static_cast<std::size_t>(k)] = from_identity ? sort_block<true>(rule, nullptr, b.begin, b.end, scratch_.data())
-                                                      : sort_block<false>(rule, order_.data(), b.begin, b.end, scratch_.data());
-  });
-  std::vector<std::size_t> left_at(blocks.size()), right_at(blocks.size());
+  std::vector<std::size_t> left(blocks.size()), left_at(blocks.size()), right_at(blocks.size());
+  // One region for the sort, the offsets and the move (util::parallel_phases).
+  util::parallel_phases(
+      static_cast<std::ptrdiff_t>(blocks.size()), threads,
+      [&](std::ptrdiff_t k) {
+        const Block& b = blocks[static_cast<std::size_t>(k)];
+        const Rule& rule = splits[b.range].rule;
+        left[static_cast<std::size_t>(k)] = from_identity ? sort_block<true>(rule, nullptr, b.begin, b.end, scratch_.data())
+                                                          : sort_block<false>(rule, order_.data(), b.begin, b.end, scratch_.data());
+      },
+      [&] { place_blocks(splits, blocks, left, mids, left_at, right_at); },
+      [&](std::ptrdiff_t k) { move_block(splits, blocks[static_cast<std::size_t>(k)], mids, left[static_cast<std::size_t>(k)],
+                                         left_at[static_cast<std::size_t>(k)], right_at[static_cast<std::size_t>(k)], out, carry); });
+  identity_ = false;
+  return mids;
+}
+
+// Where each block's left and right rows go (blocks of a range in order: the order of a serial stable
+// partition), and each range's mid, from the blocks' counts of left rows.
+void RowPartition::place_blocks(const std::vector<Split>& splits, const std::vector<Block>& blocks,
+                                const std::vector<std::size_t>& left, std::vector<std::size_t>& mids,
+                                std::vector<std::size_t>& left_at, std::vector<std::size_t>& right_at) {
   for (std::size_t k = 0, first = 0; k < blocks.size(); ++k) {  // first: the first block of this range
     if (k == 0 || blocks[k].range != blocks[k - 1].range) first = k;
     const Range range = splits[blocks[k].range].range;
@@ -102,27 +116,25 @@ std::vector<std::size_t> RowPartition::split(const std::vector<Split>& splits, s
       right_at[k] = right_at[k - 1] + (blocks[k - 1].end - blocks[k - 1].begin - left[k - 1]);
     }
   }
-  util::parallel_for(static_cast<std::ptrdiff_t>(blocks.size()), threads, [&](std::ptrdiff_t k) {
-    const auto j = static_cast<std::size_t>(k);
-    const Block& b = blocks[j];
-    const std::size_t n_left = left[j], n_right = b.end - b.begin - n_left;
-    std::uint32_t* to_left = order_.data() + left_at[j];
-    std::uint32_t* to_right = order_.data() + right_at[j];
-    const std::uint32_t* from_right = scratch_.data() + b.end - 1;
-    std::memcpy(to_left, scratch_.data() + b.begin, n_left * sizeof(std::uint32_t));
-    for (std::size_t i = 0; i < n_right; ++i) to_right[i] = *(from_right - i);
-    const Split& s = splits[b.range];
-    const bool left_smaller = left_is_smaller(mids[b.range] - s.range.begin, s.range.end - mids[b.range]);
-    if (carry && (s.carry == Sides::kBoth || (s.carry == Sides::kSmaller && left_smaller)))
-      carry_values(*carry, left_at[j], n_left);
-    if (carry && (s.carry == Sides::kBoth || (s.carry == Sides::kSmaller && !left_smaller)))
-      carry_values(*carry, right_at[j], n_right);
-    if (out == nullptr) return;
-    for (std::size_t i = 0; i < n_left; ++i) out[to_left[i]] = s.left_value;
-    for (std::size_t i = 0; i < n_right; ++i) out[to_right[i]] = s.right_value;
-  });
-  identity_ = false;
-  return mids;
+}
+
+// Block b's sorted rows (in scratch) to their places in the order, with their carried values and outputs.
+void RowPartition::move_block(const std::vector<Split>& splits, const Block& b, const std::vector<std::size_t>& mids,
+                              std::size_t n_left, std::size_t left_at, std::size_t right_at, std::int8_t* out,
+                              const Carry* carry) {
+  const std::size_t n_right = b.end - b.begin - n_left;
+  std::uint32_t* to_left = order_.data() + left_at;
+  std::uint32_t* to_right = order_.data() + right_at;
+  const std::uint32_t* from_right = scratch_.data() + b.end - 1;
+  std::memcpy(to_left, scratch_.data() + b.begin, n_left * sizeof(std::uint32_t));
+  for (std::size_t i = 0; i < n_right; ++i) to_right[i] = *(from_right - i);
+  const Split& s = splits[b.range];
+  const bool left_smaller = left_is_smaller(mids[b.range] - s.range.begin, s.range.end - mids[b.range]);
+  if (carry && (s.carry == Sides::kBoth || (s.carry == Sides::kSmaller && left_smaller))) carry_values(*carry, left_at, n_left);
+  if (carry && (s.carry == Sides::kBoth || (s.carry == Sides::kSmaller && !left_smaller))) carry_values(*carry, right_at, n_right);
+  if (out == nullptr) return;
+  for (std::size_t i = 0; i < n_left; ++i) out[to_left[i]] = s.left_value;
+  for (std::size_t i = 0; i < n_right; ++i) out[to_right[i]] = s.right_value;
 }
 
 void RowPartition::carry_values(const Carry& carry, std::size_t begin, std::size_t n) const {

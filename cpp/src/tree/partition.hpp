@@ -83,6 +83,11 @@ class RowPartition {
   template <typename GetRange>
   static std::vector<Block> blocks_of(std::size_t n_ranges, GetRange&& get);
   void materialise();
+  static void place_blocks(const std::vector<Split>& splits, const std::vector<Block>& blocks,
+                           const std::vector<std::size_t>& left, std::vector<std::size_t>& mids,
+                           std::vector<std::size_t>& left_at, std::vector<std::size_t>& right_at);
+  void move_block(const std::vector<Split>& splits, const Block& b, const std::vector<std::size_t>& mids, std::size_t n_left,
+                  std::size_t left_at, std::size_t right_at, std::int8_t* out, const Carry* carry);
   // to[k][i] = from[k][order_[i]] for i in [begin, begin + n): a block's carried rows after its move.
   void carry_values(const Carry& carry, std::size_t begin, std::size_t n) const;
 

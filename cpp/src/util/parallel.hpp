@@ -4,6 +4,7 @@
 #include <omp.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <exception>
 #include <mutex>
 
@@ -43,10 +44,43 @@ inline int threads_for(std::size_t work, int n_threads) {
 // not change results.
 inline int thread_index() { return omp_get_thread_num(); }
 
+// The exception of a parallel loop that a serial run would meet first: each call runs under a position (the
+// loop index, in serial order), and the one from the smallest position is kept, so the error does not depend
+// on the thread count. An exception never escapes an OpenMP region.
+class FirstError {
+ public:
+  template <typename Fn>
+  void run(std::ptrdiff_t at, Fn&& fn) {
+    try {
+      fn();
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      failed_ = true;
+      if (at < at_) {
+        at_ = at;
+        error_ = std::current_exception();
+      }
+    }
+  }
+  // Only between the loops' barriers: no call of run in progress.
+  bool failed() const { return failed_; }
+  void rethrow() const {
+    if (error_) std::rethrow_exception(error_);
+  }
+
+ private:
+  bool failed_ = false;
+  std::ptrdiff_t at_ = PTRDIFF_MAX;
+  std::exception_ptr error_;
+  std::mutex mutex_;
+};
+
 // Calls fn(i) for i in [0, n). Each i runs exactly once; callers must not depend on which thread runs
 // which i (results are written to slots owned by i and reduced afterwards in index order).
 // An exception thrown by fn never escapes an OpenMP region: the one from the smallest i is rethrown
 // after the loop, so the error does not depend on the thread count either.
+// dynamic: the i go to whichever thread is free, one at a time (for many equal pieces of work: a thread that
+// the region's start woke late takes fewer of them instead of ending last).
 template <typename Fn>
 void parallel_for(std::ptrdiff_t n, int n_threads, Fn&& fn, bool dynamic = false) {
   const int threads = resolve_threads(n_threads);
@@ -54,28 +88,47 @@ void parallel_for(std::ptrdiff_t n, int n_threads, Fn&& fn, bool dynamic = false
     for (std::ptrdiff_t i = 0; i < n; ++i) fn(i);
     return;
   }
-  std::exception_ptr error;
-  std::ptrdiff_t error_index = n;
-  std::mutex error_mutex;
-  auto guarded = [&](std::ptrdiff_t i) {
-    try {
-      fn(i);
-    } catch (...) {
-      std::lock_guard<std::mutex> lock(error_mutex);
-      if (i < error_index) {
-        error_index = i;
-        error = std::current_exception();
-      }
-    }
-  };
+  FirstError error;
   if (dynamic) {
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
-    for (std::ptrdiff_t i = 0; i < n; ++i) guarded(i);
+    for (std::ptrdiff_t i = 0; i < n; ++i) error.run(i, [&] { fn(i); });
   } else {
 #pragma omp parallel for num_threads(threads) schedule(static)
-    for (std::ptrdiff_t i = 0; i < n; ++i) guarded(i);
+    for (std::ptrdiff_t i = 0; i < n; ++i) error.run(i, [&] { fn(i); });
   }
-  if (error) std::rethrow_exception(error);
+  error.rethrow();
+}
+
+// first(i) for every i in [0, n), then between() once, then second(i) for every i: two dynamic parallel_for
+// loops with a serial step between them, in one OpenMP region (docs/design/determinism.md, section 3). With
+// OMP_WAIT_POLICY=passive every region's start wakes the sleeping threads (a scheduler's latency each time),
+// so one region instead of two saves a wake-up; the loops' barriers still order the phases. The same contract
+// as parallel_for; an exception stops the phases after its own, and the first one in serial order is rethrown.
+template <typename First, typename Between, typename Second>
+void parallel_phases(std::ptrdiff_t n, int n_threads, First&& first, Between&& between, Second&& second) {
+  const int threads = resolve_threads(n_threads);
+  if (threads == 1 || n <= 1) {
+    for (std::ptrdiff_t i = 0; i < n; ++i) first(i);
+    between();
+    for (std::ptrdiff_t i = 0; i < n; ++i) second(i);
+    return;
+  }
+  FirstError error;
+  bool go = false;  // first and between ran without an exception: set by the single, read after its barrier
+#pragma omp parallel num_threads(threads)
+  {
+#pragma omp for schedule(dynamic, 1)
+    for (std::ptrdiff_t i = 0; i < n; ++i) error.run(i, [&] { first(i); });
+#pragma omp single
+    {
+      if (!error.failed()) error.run(n, between);
+      go = !error.failed();
+    }
+#pragma omp for schedule(dynamic, 1)
+    for (std::ptrdiff_t i = 0; i < n; ++i)
+      if (go) error.run(n + 1 + i, [&] { second(i); });
+  }
+  error.rethrow();
 }
 
 }  // namespace rebelboost::util
