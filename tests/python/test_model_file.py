@@ -238,6 +238,7 @@ def test_hostile_metadata_values_load_or_fail_clearly(fitted, tmp_path):
     import json
 
     clf, X = fitted
+    clf.save(tmp_path / "good.rbm")  # saving writes the metadata (the test must not rely on an earlier one)
     good = json.loads(clf._model.metadata.decode("utf-8"))
     odd = [None, True, 0, -1, 2, 1.5, "", "x", "<i8", "|b1", "O", "<U3", "<U2", "<i1", "|V4", "M8", [], [0], [0, 0], ["neg", "neg"],
            [0, 1], ["a", 1], [[0], [1]], [0, 2**70], {}, {"a": 1}]
