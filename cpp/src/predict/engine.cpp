@@ -110,7 +110,9 @@ void check_columns(std::size_t n_cols, std::size_t n_features) {
                           std::to_string(n_features));
 }
 
-// Calls fn(group) for every group of up to 16 consecutive rows, chunks of rows in parallel. With check_inf
+// Calls fn(group) for every group of up to 16 consecutive rows, chunks of rows in parallel (handed out one
+// at a time: the chunks cost the same, but a thread that the region's start woke late, or that another job
+// holds back, then takes fewer of them instead of ending last). With check_inf
 // each group's rows are first refused if one holds +-inf (reject_inf_rows): that read in address order also
 // brings them into cache for the copies, as stream_rows does, so X is read from memory once (reject_inf.hpp).
 template <typename T, typename Fn>
@@ -131,7 +133,7 @@ void Engine::for_each_group(const MatrixView<T>& X, int n_threads, Fn&& fn, bool
       g.has_nan = gather_group(X, r0, g.n_lanes, f, Xt.data(), scan_nan_);
       fn(g);
     }
-  });
+  }, /*dynamic=*/true);
 }
 
 // Sets a group's scores to the bias.
