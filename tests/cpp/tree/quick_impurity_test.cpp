@@ -201,7 +201,8 @@ TEST(QuickImpurity, EntropySplitIsTheLowestWeightedEntropy) {
     std::vector<std::int64_t> pos(kHistBins, 0), neg(kHistBins, 0), hs(kHistBins), ht(kHistBins);
     for (int b = 0; b < n_value_bins; ++b) {
       pos[b] = static_cast<std::int64_t>(rng() % 1000);
-      neg[b] = static_cast<std::int64_t>(rng() % 1000) * (rng() % 3 == 0);
+      neg[b] = static_cast<std::int64_t>(rng() % 1000);  // one draw per statement: the same data for every compiler
+      neg[b] *= (rng() % 3 == 0);
     }
     if (trial % 2) pos[missing] = static_cast<std::int64_t>(rng() % 500), neg[missing] = static_cast<std::int64_t>(rng() % 500);
     for (int b = 0; b < kHistBins; ++b) hs[b] = pos[b] - neg[b], ht[b] = pos[b] + neg[b];

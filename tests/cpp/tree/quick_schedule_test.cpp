@@ -14,7 +14,10 @@ TEST(QuickSchedule, ChunksCoverTheRowsInOrderWithEqualMass) {
   for (int trial = 0; trial < 200; ++trial) {
     const std::size_t n = 1 + rng() % 3000;
     std::vector<std::int64_t> prefix(n + 1, static_cast<std::int64_t>(trial % 3 == 0 ? rng() % 1000 : 0));
-    for (std::size_t i = 0; i < n; ++i) prefix[i + 1] = prefix[i] + static_cast<std::int64_t>(rng() % (1u << (rng() % 20)));
+    for (std::size_t i = 0; i < n; ++i) {
+      const unsigned bits = static_cast<unsigned>(rng() % 20);  // drawn first, in every compiler
+      prefix[i + 1] = prefix[i] + static_cast<std::int64_t>(rng() % (1u << bits));
+    }
     const double eta = 0.5 + 0.45 * static_cast<double>(trial % 10) / 10.0;
     const int chunks = 1 + static_cast<int>(rng() % 25);
     const std::size_t first = first_subset_end(prefix, eta);

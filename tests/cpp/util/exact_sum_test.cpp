@@ -50,7 +50,8 @@ TEST(ExactSum, MatchesAnInt128Reference) {
     std::vector<double> v;
     Int128 N = 0;
     for (int i = 0; i < n; ++i) {
-      const auto m = static_cast<std::int64_t>(rng() >> 11) * ((rng() & 1) ? 1 : -1);
+      const auto magnitude = static_cast<std::int64_t>(rng() >> 11);  // one draw per statement: the same data
+      const auto m = magnitude * ((rng() & 1) ? 1 : -1);               // for every compiler
       const int k = -static_cast<int>(rng() % 61);
       v.push_back(std::ldexp(static_cast<double>(m), k));
       N += static_cast<Int128>(m) * (static_cast<Int128>(1) << (60 + k));  // no shift of a negative value
