@@ -22,7 +22,7 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from harness import environment_line  # noqa: E402
+from harness import environment, environment_line, record  # noqa: E402
 
 
 def datasets():
@@ -89,8 +89,8 @@ def measure(name, data, make, threads):
     return rows
 
 
-def report(rows, env, command):
-    lines = ["# Thread scaling and thread-count determinism", "", f"Command: `{command}`", "", f"Environment: {env}", "",
+def report(rows):
+    lines = ["# Thread scaling and thread-count determinism", "",
              "Fit: wall time of one fit; predict: best of 3 batch predictions of the held-out rows (predict()). "
              "Same: the model's to_bytes() and its decision_function on the held-out rows have the digests of "
              "the 1-thread fit.", "",
@@ -109,19 +109,14 @@ def main(argv=None):
     parser.add_argument("--out-dir", default=None, help="write thread_scaling.md/.json there")
     args = parser.parse_args(argv)
     threads = [int(t) for t in args.threads.split(",")]
+    env = environment(max(threads))  # versions, commit, cores, OpenMP settings, load before the run
     rows = []
     for name, data, make in models():
         rows += measure(name, data, make, threads)
-    env = environment_line(max(threads))
-    command = (f"OMP_WAIT_POLICY={os.environ.get('OMP_WAIT_POLICY', 'unset')} python bench/thread_scaling.py "
-               f"--threads {args.threads}")
-    lines = report(rows, env, command)
-    print("\n".join(lines))
+    lines = report(rows)
+    print("\n".join(lines + ["", f"Environment: {environment_line(env=env)}"]))
     if args.out_dir:
-        with open(os.path.join(args.out_dir, "thread_scaling.md"), "w") as handle:
-            handle.write("\n".join(lines) + "\n")
-        with open(os.path.join(args.out_dir, "thread_scaling.json"), "w") as handle:
-            json.dump({"environment": env, "rows": rows}, handle, indent=1)
+        record("thread_scaling", rows, lines, out_dir=args.out_dir, env=env)
     return 0 if all(r["same"] for r in rows) else 1
 
 
