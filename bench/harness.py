@@ -46,6 +46,13 @@ def versions() -> dict:
             out[name] = metadata.version(name)
         except metadata.PackageNotFoundError:
             out[name] = None
+    if out["rebelboost"] is None:  # imported from a checkout (no installed metadata): the module says
+        try:
+            import rebelboost
+
+            out["rebelboost"] = rebelboost.__version__
+        except ImportError:
+            pass
     return out
 
 
