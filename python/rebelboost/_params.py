@@ -114,6 +114,9 @@ PARAMS = {p.name: p for p in [
     Param("tree_penalty", core="tree_penalty",
           cli="hybrids: a tree is kept only when it cuts the training loss (1 + tree_penalty) times as much as "
               "the similarity (0: the lower loss wins; large: similarities only)"),
+    Param("similarity_max_candidates", core="max_candidates",
+          cli="similarities and hybrids: two-point candidates visited per iteration, nearest to the anchor first "
+              "(0: all, the thesis's procedure)"),
     Param("min_samples_leaf", core="min_samples_leaf",
           cli="regressor: least sample weight of a leaf, in mean sample weights (rows without weights)"),
 ]}
@@ -178,7 +181,8 @@ ESTIMATORS = {
     "adaboost": Estimator("AdaBoostClassifier", _COMMON + ("criterion",)),
     "veb": Estimator("VEBBoostClassifier", _COMMON + ("criterion", "lam")),
     "rebel": Estimator("REBELClassifier", _COMMON + ("cost_matrix", "weak_learner", "similarity_scaling",
-                                                     "similarity_cache_mb", "loss", "tree_penalty"),
+                                                     "similarity_cache_mb", "loss", "tree_penalty",
+                                                     "similarity_max_candidates"),
                        defaults={name: "auto" for name in _rebel_auto()}, auto=_rebel_auto()),
     "squared_error": Estimator("BoostingRegressor",
                                ("n_estimators", "learning_rate", "max_depth", "min_samples_leaf", "n_bins", "subsample",

@@ -142,6 +142,31 @@ def test_distance_cache_budget_is_validated(fitted, mb):
         similarity(n_estimators=2, similarity_cache_mb=mb).fit(X, y)
 
 
+def test_candidate_cap_bounds_every_iteration_and_above_the_visits_changes_nothing(fitted):
+    """similarity_max_candidates: no iteration visits more two-point candidates than the cap; a cap at the
+    most any iteration visits gives the uncapped model (0) bit for bit; a cap that binds gives another model
+    whose training loss still falls every iteration (the one-point learner is always a candidate)."""
+    _, X, y = fitted
+    free = similarity(n_estimators=40, similarity_max_candidates=0).fit(X, y)
+    most = int(max(free.fit_info_["candidates"]))
+    assert most > 4
+    at_most = similarity(n_estimators=40, similarity_max_candidates=most).fit(X, y)
+    assert at_most._model.to_bytes() == free._model.to_bytes()
+    capped = similarity(n_estimators=40, similarity_max_candidates=4).fit(X, y)
+    assert max(capped.fit_info_["candidates"]) <= 4
+    assert capped._model.to_bytes() != free._model.to_bytes()
+    assert np.all(np.diff(np.r_[1.0, capped.fit_info_["train_loss"]]) < 0)
+    hybrid = REBELClassifier(weak_learner="hybrid", n_estimators=30, similarity_max_candidates=3).fit(X, y)
+    assert max(hybrid.fit_info_["candidates"]) <= 3
+
+
+@pytest.mark.parametrize("cap", [-1, 2.5, 2**31, "all"])
+def test_candidate_cap_is_validated(fitted, cap):
+    _, X, y = fitted
+    with pytest.raises((ValueError, TypeError), match="similarity_max_candidates"):
+        similarity(n_estimators=2, similarity_max_candidates=cap).fit(X, y)
+
+
 def test_nan_is_a_clear_error_at_fit_and_predict(fitted):
     clf, X, y = fitted
     Xn = X.copy()

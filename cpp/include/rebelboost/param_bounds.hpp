@@ -41,6 +41,7 @@ inline constexpr ParamBound kParamBounds[] = {
     {"distance_cache_mb", 0, kMaxDistanceCacheMb, false, false, false},
     {"min_samples_leaf", 1, kUnbounded, false, true, true},  // the regressor (an int: the binding refuses more)
     {"tree_penalty", 0, kUnbounded, false, true, false},     // hybrids
+    {"max_candidates", 0, 1073741824, false, false, true},   // similarities and hybrids (0: no limit; 2^30 fits an int)
 };
 
 // The entry of kParamBounds named `name`; InvalidArgument when there is none.

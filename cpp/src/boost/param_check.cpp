@@ -48,6 +48,7 @@ void check_params(const TrainParams& p) {
   check_bound("feature_fraction", p.feature_fraction);
   check_bound("veb_lambda", p.veb_lambda);
   check_bound("distance_cache_mb", p.similarity.distance_cache_mb);
+  check_bound("max_candidates", p.similarity.max_candidates);
   check_bound("min_samples_leaf", p.min_samples_leaf);
   check_bound("tree_penalty", p.tree_penalty);
   if (p.tree_penalty != 0.0 && p.learner != LearnerKind::kHybrid)

@@ -22,7 +22,7 @@ void check_params(const SimilarityParams& p) {
     throw InvalidArgument("similarity step_rule must be 0 (exact) or 1 (sign)");
   if (!(p.tau_ratio > 0.0 && p.tau_ratio < 1.0))
     throw InvalidArgument("similarity tau_ratio must be in (0, 1), got " + std::to_string(p.tau_ratio));
-  if (p.max_candidates < 0) throw InvalidArgument("similarity max_candidates must be >= 0 (0: no limit)");
+  // max_candidates: check_params(TrainParams) against kParamBounds.
   if (p.scaling != 0 && p.scaling != 1) throw InvalidArgument("similarity scaling must be 0 (per feature) or 1 (global)");
 }
 

@@ -32,6 +32,7 @@ const std::map<std::string, Setter>& setters() {
       {"distance_cache_mb", [](TrainParams& p, double v) { p.similarity.distance_cache_mb = v; }},
       {"min_samples_leaf", [](TrainParams& p, double v) { p.min_samples_leaf = static_cast<int>(v); }},
       {"tree_penalty", [](TrainParams& p, double v) { p.tree_penalty = v; }},
+      {"max_candidates", [](TrainParams& p, double v) { p.similarity.max_candidates = static_cast<int>(v); }},
   };
   return s;
 }
@@ -50,6 +51,7 @@ double getter(const TrainParams& p, const std::string& name) {
   if (name == "distance_cache_mb") return p.similarity.distance_cache_mb;
   if (name == "min_samples_leaf") return p.min_samples_leaf;
   if (name == "tree_penalty") return p.tree_penalty;
+  if (name == "max_candidates") return p.similarity.max_candidates;
   ADD_FAILURE() << "no getter for " << name;
   return std::nan("");
 }

@@ -190,6 +190,7 @@ TEST(SimilaritySelect, EqualsADirectImplementationOverSeveralRowBlocksAndBatches
     const PointSet points(x, n, d, 2);
     ASSERT_GE(points.n_blocks(), 3);
     SimilarityParams params;
+    params.max_candidates = 0;  // the thesis's procedure, which the reference implements
     SimilaritySelector selector(points, K, params, 2);
     const SimilaritySelection got = selector.select(s.data());
     int candidates = 0;
