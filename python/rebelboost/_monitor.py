@@ -6,9 +6,8 @@ import logging
 import sys
 
 import numpy as np
-from sklearn.metrics import log_loss
 
-__all__ = ["EvalData", "TrainingMonitor", "METRICS", "REGRESSION_METRICS"]
+__all__ = ["EvalData", "TrainingMonitor", "METRICS", "REGRESSION_METRICS", "log_loss_of_indices"]
 
 logger = logging.getLogger("rebelboost")
 
@@ -18,6 +17,21 @@ REGRESSION_METRICS = ("loss", "rmse", "mae")  # BoostingRegressor ("loss": the w
 # the same validation error the later one has the larger training margins, so early stopping keeps the
 # latest of equal best values and counts its patience from there (docs/guide/similarity.md "Defaults").
 LATE_TIES = ("error", "expected_cost")
+
+
+def log_loss_of_indices(y, proba, sample_weight=None):
+    """scikit-learn's ``log_loss(y, proba, sample_weight=..., labels=range(K))`` for class indices ``y`` and
+    rows of probabilities, by its definition (probabilities clipped to [eps, 1 - eps], the weighted mean of
+    -log of the true class's) but without its input validation, which cost 1.5-3 ms per call on 1 250 x 10
+    rows: every iteration of a fit that watches the log loss, a similarity's default. The monitor's inputs
+    are its own, already checked. Binary 1-D probabilities are those of class 1, as scikit-learn reads them.
+    tests/python/test_monitor.py compares the two."""
+    proba = np.asarray(proba, dtype=np.float64)
+    if proba.ndim == 1:
+        proba = np.column_stack([1.0 - proba, proba])
+    eps = np.finfo(proba.dtype).eps
+    true_class = np.clip(proba[np.arange(len(y)), y], eps, 1 - eps)
+    return float(np.average(-np.log(true_class), weights=sample_weight))
 
 
 class EvalData:
@@ -78,8 +92,7 @@ class TrainingMonitor:
                 return float(np.average(np.abs(error), weights=w))
             return float(np.sqrt(np.average(error * error, weights=w)))
         if self.scoring == "log_loss":
-            return float(log_loss(data.y, est._scores_to_proba(scores), sample_weight=w,
-                                  labels=np.arange(self.n_classes)))
+            return log_loss_of_indices(data.y, est._scores_to_proba(scores), w)
         predicted = est._scores_to_index(scores)
         if self.scoring == "error":
             return float(np.average(predicted != data.y, weights=w))
