@@ -438,6 +438,14 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
         """Hook: the model's scores as decision_function returns them."""
         return scores
 
+    def _true_class_log_proba(self, scores, y):
+        """``log _scores_to_proba(scores)[n, y_n]`` for class indices ``y``: the terms of the validation log
+        loss, which the monitor computes every iteration. Estimators whose link has a cheaper log form
+        override it (REBEL)."""
+        proba = np.asarray(self._scores_to_proba(scores), dtype=np.float64)
+        with np.errstate(divide="ignore"):
+            return np.log(proba[np.arange(len(y)), y])
+
     def _probabilities(self, scores):
         """predict_proba's rows for these scores: ``_scores_to_proba``, then ties broken towards predict.
 

@@ -7,7 +7,7 @@ import sys
 
 import numpy as np
 
-__all__ = ["EvalData", "TrainingMonitor", "METRICS", "REGRESSION_METRICS", "log_loss_of_indices"]
+__all__ = ["EvalData", "TrainingMonitor", "METRICS", "REGRESSION_METRICS", "log_loss_of_indices", "log_loss_of_log_proba"]
 
 logger = logging.getLogger("rebelboost")
 
@@ -17,6 +17,8 @@ REGRESSION_METRICS = ("loss", "rmse", "mae")  # BoostingRegressor ("loss": the w
 # the same validation error the later one has the larger training margins, so early stopping keeps the
 # latest of equal best values and counts its patience from there (docs/guide/similarity.md "Defaults").
 LATE_TIES = ("error", "expected_cost")
+_LOG_EPS = float(np.log(np.finfo(np.float64).eps))  # scikit-learn's log loss clips p to [eps, 1 - eps]
+_LOG_ONE_MINUS_EPS = float(np.log1p(-np.finfo(np.float64).eps))
 
 
 def log_loss_of_indices(y, proba, sample_weight=None):
@@ -29,9 +31,15 @@ def log_loss_of_indices(y, proba, sample_weight=None):
     proba = np.asarray(proba, dtype=np.float64)
     if proba.ndim == 1:
         proba = np.column_stack([1.0 - proba, proba])
-    eps = np.finfo(proba.dtype).eps
-    true_class = np.clip(proba[np.arange(len(y)), y], eps, 1 - eps)
-    return float(np.average(-np.log(true_class), weights=sample_weight))
+    with np.errstate(divide="ignore"):
+        return log_loss_of_log_proba(np.log(proba[np.arange(len(y)), y]), sample_weight)
+
+
+def log_loss_of_log_proba(log_p, sample_weight=None):
+    """The same log loss from ``log P(true class)`` per row (``_true_class_log_proba``): scikit-learn's clip
+    of the probabilities to [eps, 1 - eps] made in log space."""
+    terms = -np.clip(log_p, _LOG_EPS, _LOG_ONE_MINUS_EPS)
+    return float(terms.mean() if sample_weight is None else np.average(terms, weights=sample_weight))
 
 
 class EvalData:
@@ -92,7 +100,7 @@ class TrainingMonitor:
                 return float(np.average(np.abs(error), weights=w))
             return float(np.sqrt(np.average(error * error, weights=w)))
         if self.scoring == "log_loss":
-            return log_loss_of_indices(data.y, est._scores_to_proba(scores), w)
+            return log_loss_of_log_proba(est._true_class_log_proba(scores, data.y), w)
         predicted = est._scores_to_index(scores)
         if self.scoring == "error":
             return float(np.average(predicted != data.y, weights=w))

@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
+#include <memory>
 
 #include "learner/binarize.hpp"
 #include "model/similarity_function.hpp"
@@ -47,23 +49,35 @@ Eigen::VectorXd edges(const double* signed_weights, std::size_t n, std::size_t K
 // returns its 0 for an infinite distance or denominator gets 0 here too). This file is compiled with
 // -fno-trapping-math (cpp/CMakeLists.txt), without which the comparisons keep the loop scalar. The AVX2
 // clone (chosen at load time where the CPU has it) runs 4 rows per instruction instead of SSE2's 2: the
-// same IEEE operations, and no fused multiply-adds (AVX2 does not include FMA), so the same bits; the
-// loop is about half of a selection's time (docs/guide/similarity.md "Speed").
+// same IEEE operations, and no fused multiply-adds (AVX2 does not include FMA), so the same bits
+// (docs/guide/similarity.md "Speed").
+inline double two_point_output(double a, double b, double q, double scale, double q4q) {
+  const double along = 0.25 * (b - a);
+  const double half_sum = 0.5 * (a + b) - q;
+  const double m2 = 0.0 < half_sum ? half_sum : 0.0;  // std::max(0.0, half_sum)
+  const double denominator = q4q + m2 * m2;
+  double f = scale * (along / denominator);
+  f = f < -1.0 ? -1.0 : f;  // std::clamp(f, -1.0, 1.0)
+  f = 1.0 < f ? 1.0 : f;
+  const bool finite = (a < HUGE_VAL) & (b < HUGE_VAL) & (denominator < HUGE_VAL) & (denominator > 0.0);
+  return finite ? f : 0.0;
+}
+
 __attribute__((target_clones("avx2", "default")))
 void two_point_column(double q, const double* d_i, const double* d_j, std::size_t rows, double* out) {
-  const double scale = similarity::kTwoPointScale * q;
-  const double q4q = 4.0 * q * q;
+  const double scale = similarity::kTwoPointScale * q, q4q = 4.0 * q * q;
+  for (std::size_t r = 0; r < rows; ++r) out[r] = two_point_output(d_i[r], d_j[r], q, scale, q4q);
+}
+
+// two_point_column, and in the same pass `bit` set in remover[r] where out[r] <= limit (footnote 3).
+__attribute__((target_clones("avx2", "default")))
+void two_point_column_removing(double q, const double* d_i, const double* d_j, std::size_t rows, double limit,
+                               SimilaritySelector::Mask bit, double* out, SimilaritySelector::Mask* remover) {
+  const double scale = similarity::kTwoPointScale * q, q4q = 4.0 * q * q;
   for (std::size_t r = 0; r < rows; ++r) {
-    const double a = d_i[r], b = d_j[r];
-    const double along = 0.25 * (b - a);
-    const double half_sum = 0.5 * (a + b) - q;
-    const double m2 = 0.0 < half_sum ? half_sum : 0.0;  // std::max(0.0, half_sum)
-    const double denominator = q4q + m2 * m2;
-    double f = scale * (along / denominator);
-    f = f < -1.0 ? -1.0 : f;  // std::clamp(f, -1.0, 1.0)
-    f = 1.0 < f ? 1.0 : f;
-    const bool finite = (a < HUGE_VAL) & (b < HUGE_VAL) & (denominator < HUGE_VAL) & (denominator > 0.0);
-    out[r] = finite ? f : 0.0;
+    const double f = two_point_output(d_i[r], d_j[r], q, scale, q4q);
+    out[r] = f;
+    remover[r] |= f <= limit ? bit : SimilaritySelector::Mask{0};
   }
 }
 
@@ -76,10 +90,46 @@ Eigen::VectorXd absolute_totals(const double* signed_weights, std::size_t n, std
 
 }  // namespace
 
+// Products and sums, never fused (this file is compiled with -ffp-contract=off), so the AVX2 clone (one
+// 4-lane instruction for the four sums) and the baseline (two 2-lane ones) give the same bits.
+using Lanes = double __attribute__((vector_size(32)));
+
+__attribute__((target_clones("avx2", "default")))
+void block_edges(const double* st, std::size_t stride, std::size_t K, const double* f, std::size_t rows,
+                 std::size_t count, double* out) {
+  const std::size_t body = rows - rows % 4;
+  for (std::size_t c0 = 0; c0 < count; c0 += 4) {
+    const std::size_t width = std::min<std::size_t>(4, count - c0);
+    const double* col[4];  // a missing column repeats the last one (computed, not stored)
+    for (std::size_t j = 0; j < 4; ++j) col[j] = f + (c0 + std::min(j, width - 1)) * rows;
+    const double *f0 = col[0], *f1 = col[1], *f2 = col[2], *f3 = col[3];
+    for (std::size_t k = 0; k < K; ++k) {
+      const double* s = st + k * stride;
+      Lanes s0 = {}, s1 = {}, s2 = {}, s3 = {}, w, x0, x1, x2, x3;
+      for (std::size_t r = 0; r < body; r += 4) {  // unaligned loads
+        std::memcpy(&w, s + r, sizeof w);
+        std::memcpy(&x0, f0 + r, sizeof w);
+        std::memcpy(&x1, f1 + r, sizeof w);
+        std::memcpy(&x2, f2 + r, sizeof w);
+        std::memcpy(&x3, f3 + r, sizeof w);
+        s0 += w * x0;
+        s1 += w * x1;
+        s2 += w * x2;
+        s3 += w * x3;
+      }
+      const Lanes sums[4] = {s0, s1, s2, s3};
+      for (std::size_t j = 0; j < width; ++j) {
+        double e = (sums[j][0] + sums[j][1]) + (sums[j][2] + sums[j][3]);
+        for (std::size_t r = body; r < rows; ++r) e += s[r] * col[j][r];
+        out[(c0 + j) * K + k] = e;
+      }
+    }
+  }
+}
+
 std::vector<std::size_t> column_chunks(std::size_t count) {
   std::vector<std::size_t> bounds{0};
   for (std::size_t c = kChunk; c < count; c += kChunk) bounds.push_back(c);
-  if (count - bounds.back() == 1 && bounds.size() > 1) bounds.pop_back();
   bounds.push_back(count);
   return bounds;
 }
@@ -183,33 +233,49 @@ void SimilaritySelector::visit_two_point(SimilaritySelection& selection, const d
                                          std::uint32_t i) {
   const std::size_t n = points_.size();
   const Eigen::VectorXd total = absolute_totals(signed_weights, n, K_);
+  by_class_.resize(n * K_);  // the weights class by class, for block_edges
+  for (std::size_t m = 0; m < n; ++m)
+    for (std::size_t k = 0; k < K_; ++k) by_class_[k * n + m] = signed_weights[m * K_ + k];
   std::fill(removed_.begin(), removed_.end(), 0);
   std::vector<std::uint32_t> batch;
   std::size_t next = 0;
   while (true) {
+    // At most as many as may still be visited: a candidate measured beyond the cap would be wasted work (a
+    // column's edges do not depend on the batch around it, so the cut changes nothing else).
+    std::size_t size = kBatch;
+    if (params_.max_candidates > 0)
+      size = std::min(size, static_cast<std::size_t>(params_.max_candidates - selection.candidates));
     batch.clear();
-    for (; next < order_.size() && batch.size() < kBatch; ++next)
+    for (; next < order_.size() && batch.size() < size; ++next)
       if (!removed_[order_[next]]) batch.push_back(order_[next]);
     if (batch.empty() || (stop_ != nullptr && stop_->load(std::memory_order_relaxed))) return;
-    measure(signed_weights, i, batch);
-    std::uint32_t visited = 0;  // bit b: batch[b] was visited, so the points it removes are removed
+    measure(i, batch);
+    const std::size_t n_chunks = (batch.size() + kChunk - 1) / kChunk;
+    visited_.assign(n_chunks, Mask{0});  // bit b % kChunk of chunk b / kChunk: batch[b] was visited
     for (std::size_t b = 0; b < batch.size(); ++b) {
       const std::uint32_t j = batch[b];
-      if ((remover_[j] & visited) != 0) continue;  // an earlier candidate of this batch removed it
+      if (removed_by_visited(j, b / kChunk + 1)) continue;  // an earlier candidate of this batch removed it
       if (params_.max_candidates > 0 && selection.candidates >= params_.max_candidates) return;
       ++selection.candidates;
-      visited |= std::uint32_t{1} << b;
+      visited_[b / kChunk] |= Mask{1} << (b % kChunk);
       const double score = bound_from_edges(total.data(), &batch_edges_[b * K_], K_);
       if (score < selection.best.score) {
         selection.best = {Similarity::Kind::kTwoPoint, i, j, 0.0, score, std::vector<double>(n)};
         two_point_column(batch_q_[b], d_i_.data(), batch_d_j_[b], n, selection.best.outputs.data());
       }
     }
-    for (std::size_t m = 0; m < n; ++m) removed_[m] |= static_cast<std::uint8_t>((remover_[m] & visited) != 0);
+    for (std::size_t m = 0; m < n; ++m) removed_[m] |= static_cast<std::uint8_t>(removed_by_visited(m, n_chunks));
   }
 }
 
-void SimilaritySelector::measure(const double* signed_weights, std::uint32_t i, const std::vector<std::uint32_t>& batch) {
+bool SimilaritySelector::removed_by_visited(std::size_t m, std::size_t n_chunks) const {
+  const std::size_t n = points_.size();
+  Mask any = 0;
+  for (std::size_t c = 0; c < n_chunks; ++c) any |= remover_[c * n + m] & visited_[c];
+  return any != 0;
+}
+
+void SimilaritySelector::measure(std::uint32_t i, const std::vector<std::uint32_t>& batch) {
   const std::size_t n = points_.size(), count = batch.size();
   batch_d_j_ = cache_.columns(batch.data(), count);  // valid until the next batch
   batch_q_.resize(count);
@@ -222,22 +288,17 @@ void SimilaritySelector::measure(const double* signed_weights, std::uint32_t i, 
   const std::ptrdiff_t n_blocks = points_.n_blocks();
   const std::vector<std::size_t> chunks = column_chunks(count);
   const auto n_chunks = static_cast<std::ptrdiff_t>(chunks.size() - 1);
-  remover_parts_.resize(static_cast<std::size_t>(n_chunks) * n);
+  remover_.resize(static_cast<std::size_t>(n_chunks) * n);
   std::vector<double> partial(static_cast<std::size_t>(n_blocks) * K_ * count);  // K x count per block
-  // threads_for steps of the pass: (K + 22) / 2 per row and candidate, so 16 (8 ns) at K = 10 as
-  // measured on one core at N = 5000, d = 30 (bench/results/hybrid_speed.md); a batch of 32 candidates
-  // then gets 2 threads from N = 4096 on, and REBELBOOST_WORK_PER_THREAD reaches this region like every other.
-  const std::size_t work = n * count * (K_ + 22) / 2;
+  // threads_for steps of the pass: (K + 14) / 3 per row and candidate, so 8 (4 ns) at K = 10 as measured
+  // on one core at N = 3 750, d = 30 (3.8 ns, docs/guide/similarity.md "Speed"); a full batch of 128
+  // candidates then gets 2 threads from N = 2 048 on, and REBELBOOST_WORK_PER_THREAD reaches this region
+  // like every other.
+  const std::size_t work = n * count * (K_ + 14) / 3;
   util::parallel_for(n_blocks * n_chunks, util::threads_for(work, n_threads_), [&](std::ptrdiff_t task) {
     const auto blk = static_cast<std::size_t>(task / n_chunks), c = static_cast<std::size_t>(task % n_chunks);
-    measure_part(signed_weights, blk, chunks[c], chunks[c + 1], half_f_j.data(), &remover_parts_[c * n],
-                 &partial[blk * K_ * count]);
+    measure_part(blk, chunks[c], chunks[c + 1], half_f_j.data(), &remover_[c * n], &partial[blk * K_ * count]);
   }, true);
-  for (std::size_t m = 0; m < n; ++m) {
-    std::uint32_t bits = 0;
-    for (std::ptrdiff_t c = 0; c < n_chunks; ++c) bits |= remover_parts_[static_cast<std::size_t>(c) * n + m];
-    remover_[m] = bits;
-  }
   Eigen::Map<Eigen::MatrixXd> edges_out(batch_edges_.data(), static_cast<Eigen::Index>(K_), static_cast<Eigen::Index>(count));
   edges_out.setZero();
   for (std::ptrdiff_t blk = 0; blk < n_blocks; ++blk)
@@ -245,29 +306,21 @@ void SimilaritySelector::measure(const double* signed_weights, std::uint32_t i, 
                                                    static_cast<Eigen::Index>(K_), static_cast<Eigen::Index>(count));
 }
 
-void SimilaritySelector::measure_part(const double* signed_weights, std::size_t blk, std::size_t first,
-                                      std::size_t last, const double* half_f_j, std::uint32_t* remover,
-                                      double* partial) const {
+void SimilaritySelector::measure_part(std::size_t blk, std::size_t first, std::size_t last, const double* half_f_j,
+                                      Mask* remover, double* partial) const {
   const std::size_t n = points_.size(), block_rows = points_.block_rows();
   const std::size_t begin = blk * block_rows, end = std::min(n, begin + block_rows), rows = end - begin;
-  Eigen::MatrixXd f(static_cast<Eigen::Index>(rows), static_cast<Eigen::Index>(last - first));  // the outputs
+  const std::unique_ptr<double[]> f(new double[rows * (last - first)]);  // the outputs, column by column
   remover += begin;
-  std::fill(remover, remover + rows, 0U);
+  std::fill(remover, remover + rows, Mask{0});
   for (std::size_t b = first; b < last; ++b) {
-    double* column = f.col(static_cast<Eigen::Index>(b - first)).data();
-    two_point_column(batch_q_[b], &d_i_[begin], batch_d_j_[b] + begin, rows, column);
-    const double limit = half_f_j[b];
-    const std::uint32_t bit = std::uint32_t{1} << b;
-    for (std::size_t r = 0; r < rows; ++r) remover[r] |= column[r] <= limit ? bit : 0U;
+    double* column = &f[(b - first) * rows];
+    two_point_column_removing(batch_q_[b], &d_i_[begin], batch_d_j_[b] + begin, rows, half_f_j[b],
+                              Mask{1} << (b - first), column, remover);
+    if (params_.step_rule == StepRule::kSign)
+      for (std::size_t r = 0; r < rows; ++r) column[r] = column[r] >= 0.0 ? 1.0 : -1.0;
   }
-  const Eigen::Map<const RowMatrix> S(signed_weights + begin * K_, static_cast<Eigen::Index>(rows),
-                                      static_cast<Eigen::Index>(K_));
-  Eigen::Map<Eigen::MatrixXd> out(partial + first * K_, static_cast<Eigen::Index>(K_),
-                                  static_cast<Eigen::Index>(last - first));
-  if (params_.step_rule == StepRule::kSign)
-    out = S.transpose() * f.unaryExpr([](double v) { return v >= 0.0 ? 1.0 : -1.0; });
-  else
-    out = S.transpose() * f;  // K x (last - first)
+  block_edges(&by_class_[begin], n, K_, f.get(), rows, last - first, partial + first * K_);  // K x (last - first)
 }
 
 }  // namespace rebelboost::learner

@@ -11,13 +11,14 @@
 // Each two-point candidate costs one column of squared distances (O(N d)) and one score (O(N K)); the
 // columns are kept across iterations in a DistanceCache (params.distance_cache_mb), so a candidate whose
 // column is stored costs O(N K) only. Candidates are measured kBatch at a time (the next kBatch not yet
-// removed, in order): their columns come from the cache, then one pass over fixed row blocks computes
-// their outputs (held one block at a time, in cache), their edges with Eigen products and, per point, a
-// mask of the candidates that would remove it; the pass runs as tasks of one row block and one range of
-// 8 candidates (threads share the work even when N makes few blocks), whose products give the bits of
-// the product over the whole batch, so the edges do not depend on the thread count; they are then
-// visited in order, one that an earlier visited candidate of its batch removed is skipped unvisited, and the points the visited ones remove are removed
-// in one pass per batch. The candidates visited are those of the one-at-a-time procedure.
+// removed, in order; the measuring stops once max_candidates are visited): their columns come from the
+// cache, then one pass over fixed row blocks computes their outputs (held one block at a time, in cache),
+// per point a mask of the candidates that would remove it, and their edges (block_edges, one summation
+// order per column); the pass runs as tasks of one row block and one range of kChunk candidates (threads
+// share the work even when N makes few blocks), and the edges do not depend on the thread count; they are
+// then visited in order, one that an earlier visited candidate of its batch removed is skipped unvisited,
+// and the points the visited ones remove are removed in one pass per batch. The candidates visited are
+// those of the one-at-a-time procedure.
 #pragma once
 
 #include <atomic>
@@ -58,12 +59,19 @@ double similarity_score(const double* signed_weights, std::size_t n, std::size_t
 // points.size() when all points coincide (nothing to isolate). O(N K).
 std::size_t best_isolated_point(const PointSet& points, const double* signed_weights, std::size_t K);
 
+// The edges of a row block's candidates: out[c * K + k] = sum_r st[k * stride + r] * f[c * rows + r] for
+// the `count` output columns of f (rows each; st holds the signed weights class by class, stride apart).
+// Each column's sum has one order wherever the column stands in a batch: four running sums over the rows
+// r = 0, 4, 8, ... (sum j takes the rows r + j), added as (s0 + s1) + (s2 + s3), then the last rows % 4
+// rows in order; so the edges, the visited candidates and the winner do not depend on how a batch is cut
+// into tasks, nor on the thread count. Four columns share each load of the weights. (It replaced an Eigen
+// product, which the baseline x86-64 build runs two lanes wide and without FMA: 3.5 ns per point and
+// candidate at K = 10 against about 1.5; docs/guide/similarity.md "Speed".)
+void block_edges(const double* st, std::size_t stride, std::size_t K, const double* f, std::size_t rows,
+                 std::size_t count, double* out);
+
 // The column ranges [c[t], c[t + 1]) of a batch of `count` candidates that measure() hands to separate
-// tasks: kChunk columns each, the last range taking the rest, a lone last column joining the range before
-// it. Eigen's product gives every column of S^T F the bits it has in the product over all the batch's
-// columns when the column keeps its place within the kernel's panels (4 or 8 columns, hence 8) and a
-// trailing partial panel stays trailing; a one-column product takes the matrix-vector path instead, hence
-// no lone column (tests/cpp/learner/similarity_select_test.cpp checks it for every batch size).
+// tasks: kChunk columns each (a multiple of block_edges' 4), the last range taking the rest.
 inline constexpr std::size_t kChunk = 8;
 std::vector<std::size_t> column_chunks(std::size_t count);
 
@@ -71,7 +79,8 @@ std::vector<std::size_t> column_chunks(std::size_t count);
 // across calls; not thread-safe itself, and its result does not depend on n_threads.
 class SimilaritySelector {
  public:
-  static constexpr std::size_t kBatch = 32;  // candidates measured per pass (the bits of a remover_ mask)
+  using Mask = std::uint64_t;                 // bit c: candidate c of a range of kChunk candidates
+  static constexpr std::size_t kBatch = 128;  // candidates measured per pass
 
   SimilaritySelector(const PointSet& points, std::size_t K, const SimilarityParams& params, int n_threads);
 
@@ -91,15 +100,16 @@ class SimilaritySelector {
   void visit_two_point(SimilaritySelection& selection, const double* signed_weights, std::uint32_t i);
 
   // The edges r = S^T f (or sign(f)) of the two-point learners (i, batch[b]) into batch_edges_ (column b,
-  // K each), and for every point the candidates of the batch that would remove it (bit b of remover_);
+  // K each), and for every point m the candidates of the batch that would remove it (bit b % kChunk of
+  // remover_[(b / kChunk) n + m]);
   // the outputs themselves live one block of rows at a time, and the chosen learner's are recomputed.
-  void measure(const double* signed_weights, std::uint32_t i, const std::vector<std::uint32_t>& batch);
+  void measure(std::uint32_t i, const std::vector<std::uint32_t>& batch);
 
-  // One task of measure(): the candidates [first, last) of the batch on row block blk, their removal bits
-  // into remover (n entries, this range's own) and their edges into columns [first, last) of partial
-  // (K x batch size, column-major: the block's share of the edges).
-  void measure_part(const double* signed_weights, std::size_t blk, std::size_t first, std::size_t last,
-                    const double* half_f_j, std::uint32_t* remover, double* partial) const;
+  // One task of measure(): the candidates [first, last) of the batch (one range of column_chunks) on row
+  // block blk, their removal bits (b - first) into remover (n entries, this range's own) and their edges
+  // into columns [first, last) of partial (K x batch size, column-major: the block's share of the edges).
+  void measure_part(std::size_t blk, std::size_t first, std::size_t last, const double* half_f_j,
+                    Mask* remover, double* partial) const;
 
   const PointSet& points_;
   std::size_t K_;
@@ -110,11 +120,15 @@ class SimilaritySelector {
   std::vector<double> f_;                 // outputs of the homogeneous and one-point candidates
   std::vector<double> d_i_;               // squared distances to x_i
   std::vector<double> totals_;            // S_k = sum_n |s_nk|
+  std::vector<double> by_class_;          // s_nk class by class (K x n), for the edges
   std::vector<double> batch_q_;                // q of each candidate of the batch
   std::vector<const double*> batch_d_j_;      // its distance column
   std::vector<double> batch_edges_;       // K x kBatch edges, column-major
-  std::vector<std::uint32_t> remover_;    // bit b: candidate b of the batch removes the point (footnote 3)
-  std::vector<std::uint32_t> remover_parts_;  // the same, one array per column range of measure()
+  // Whether point m is removed (footnote 3) by a visited candidate of the batch's first n_chunks ranges.
+  bool removed_by_visited(std::size_t m, std::size_t n_chunks) const;
+
+  std::vector<Mask> remover_;             // per range of kChunk candidates, n masks: who would remove m
+  std::vector<Mask> visited_;             // per range: the candidates visited
   std::vector<std::uint32_t> order_;      // other-class points by distance to x_i
   std::vector<std::uint8_t> removed_;
 };

@@ -242,13 +242,13 @@ class RebelLoss final : public MulticlassLoss {
         for (std::size_t k = 0; k < K_; ++k) {
           const double w = wplus_[i * K_ + k];
           if (!active[k] || w == 0.0) continue;
-          const double e = w * std::exp(fi * a[k]);
+          const double e = a[k] == 0.0 ? w : w * std::exp(fi * a[k]);  // the first pass: e^0 = 1 exactly
           p.value[k] += e;
           p.slope[k] += fi * e;
           p.curvature[k] += fi * fi * e;
         }
         if (!active[c]) continue;
-        const double e = wminus_[i] * std::exp(-fi * a[c]);
+        const double e = a[c] == 0.0 ? wminus_[i] : wminus_[i] * std::exp(-fi * a[c]);
         p.value[c] += e;
         p.slope[c] -= fi * e;
         p.curvature[c] += fi * fi * e;

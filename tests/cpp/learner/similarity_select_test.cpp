@@ -215,34 +215,58 @@ TEST(SimilaritySelect, MaxCandidatesStopsTheLoop) {
   EXPECT_EQ(selector.select(s.data()).candidates, 2);
 }
 
-TEST(SimilaritySelect, ColumnChunksGiveTheBitsOfTheWholeBatchProduct) {
-  // measure() multiplies S^T F one range of column_chunks at a time (threads share the ranges); every
-  // column must keep the bits of the product over the whole batch, whatever the batch size.
-  using RowMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+TEST(SimilaritySelect, BlockEdgesAreTheSumsInOneOrderWhateverTheColumnsAround) {
+  // measure() hands block_edges the columns of a task (a range of column_chunks of a batch); a column's
+  // edges must be the same bits whatever the batch and range around it (so the thread count and the batch
+  // cut change nothing), close to the exact sums, and summed in the stated order.
   std::mt19937_64 rng(5);
   std::uniform_real_distribution<double> u(-1.0, 1.0);
-  for (const Eigen::Index K : {1, 2, 3, 5, 10, 26})
-    for (const Eigen::Index rows : {64, 327, 2048}) {
-      RowMatrix S(rows, K);
-      Eigen::MatrixXd F(rows, static_cast<Eigen::Index>(SimilaritySelector::kBatch));
-      for (Eigen::Index e = 0; e < S.size(); ++e) S.data()[e] = u(rng);
-      for (Eigen::Index e = 0; e < F.size(); ++e) F.data()[e] = u(rng);
-      for (std::size_t count = 1; count <= SimilaritySelector::kBatch; ++count) {
-        const Eigen::MatrixXd whole = S.transpose() * F.leftCols(static_cast<Eigen::Index>(count));
-        const std::vector<std::size_t> c = column_chunks(count);
-        ASSERT_EQ(c.front(), 0u);
-        ASSERT_EQ(c.back(), count);
-        Eigen::MatrixXd chunked(K, static_cast<Eigen::Index>(count));
-        for (std::size_t t = 0; t + 1 < c.size(); ++t) {
-          ASSERT_LT(c[t], c[t + 1]);
-          const auto first = static_cast<Eigen::Index>(c[t]), len = static_cast<Eigen::Index>(c[t + 1] - c[t]);
-          const Eigen::MatrixXd part = F.middleCols(first, len);  // a task's own outputs
-          chunked.middleCols(first, len) = S.transpose() * part;
+  for (const std::size_t K : {1, 2, 3, 5, 10, 26})
+    for (const std::size_t rows : {1, 3, 4, 64, 327, 1092}) {
+      const std::size_t stride = rows + 7;  // st's classes lie `stride` apart, as in the whole selection
+      std::vector<double> st(K * stride), f(rows * 9);
+      for (double& v : st) v = u(rng);
+      for (double& v : f) v = u(rng);
+      std::vector<double> alone(9 * K);  // each column by itself
+      for (std::size_t c = 0; c < 9; ++c) block_edges(st.data(), stride, K, &f[c * rows], rows, 1, &alone[c * K]);
+      for (std::size_t c = 0; c < 9; ++c)
+        for (std::size_t k = 0; k < K; ++k) {
+          double s[4] = {0.0, 0.0, 0.0, 0.0}, e = 0.0;  // the stated order
+          long double exact = 0.0L;
+          const std::size_t body = rows - rows % 4;
+          for (std::size_t r = 0; r < rows; ++r) {
+            const double p = st[k * stride + r] * f[c * rows + r];
+            if (r < body) s[r % 4] += p;
+            exact += static_cast<long double>(st[k * stride + r]) * f[c * rows + r];
+          }
+          e = (s[0] + s[1]) + (s[2] + s[3]);
+          for (std::size_t r = body; r < rows; ++r) e += st[k * stride + r] * f[c * rows + r];
+          ASSERT_EQ(alone[c * K + k], e) << "K " << K << " rows " << rows;
+          ASSERT_NEAR(alone[c * K + k], static_cast<double>(exact), 1e-12 * static_cast<double>(rows));
         }
-        ASSERT_EQ(std::memcmp(whole.data(), chunked.data(), sizeof(double) * whole.size()), 0)
-            << "K " << K << " rows " << rows << " count " << count;
+      for (std::size_t count = 1; count <= 9; ++count)
+        for (std::size_t first = 0; first + count <= 9; ++first) {
+          std::vector<double> together(count * K);
+          block_edges(st.data(), stride, K, &f[first * rows], rows, count, together.data());
+          ASSERT_EQ(std::memcmp(together.data(), &alone[first * K], sizeof(double) * together.size()), 0)
+              << "K " << K << " rows " << rows << " count " << count << " first " << first;
+        }
+    }
+}
+
+TEST(SimilaritySelect, ColumnChunksCoverTheBatchInRangesOfKChunk) {
+  for (std::size_t count = 1; count <= SimilaritySelector::kBatch; ++count) {
+    const std::vector<std::size_t> c = column_chunks(count);
+    ASSERT_EQ(c.front(), 0u);
+    ASSERT_EQ(c.back(), count);
+    for (std::size_t t = 0; t + 1 < c.size(); ++t) {
+      ASSERT_LT(c[t], c[t + 1]);
+      ASSERT_LE(c[t + 1] - c[t], kChunk);
+      if (t + 2 < c.size()) {
+        ASSERT_EQ(c[t + 1] - c[t], kChunk);
       }
     }
+  }
 }
 
 TEST(SimilaritySelect, SameLearnerForEveryThreadCount) {
