@@ -222,9 +222,7 @@ SimilaritySelection SimilaritySelector::select(const double* signed_weights) {
   for (std::size_t m = 0; m < n; ++m)
     if (binary.side[m] != binary.side[i] && points_.group(m) != points_.group(i))
       order_.push_back(static_cast<std::uint32_t>(m));
-  std::sort(order_.begin(), order_.end(), [&](std::uint32_t a, std::uint32_t b) {
-    return d_i_[a] != d_i_[b] ? d_i_[a] < d_i_[b] : a < b;
-  });
+  sorted_ = 0;  // sorted as the visit reaches them (sort_order_to): with the cap, a few hundred of thousands
   visit_two_point(out, signed_weights, anchor_i);
   return out;
 }
@@ -246,8 +244,10 @@ void SimilaritySelector::visit_two_point(SimilaritySelection& selection, const d
     if (params_.max_candidates > 0)
       size = std::min(size, static_cast<std::size_t>(params_.max_candidates - selection.candidates));
     batch.clear();
-    for (; next < order_.size() && batch.size() < size; ++next)
+    for (; next < order_.size() && batch.size() < size; ++next) {
+      if (next == sorted_) sort_order_to(next + 4 * kBatch);
       if (!removed_[order_[next]]) batch.push_back(order_[next]);
+    }
     if (batch.empty() || (stop_ != nullptr && stop_->load(std::memory_order_relaxed))) return;
     measure(i, batch);
     const std::size_t n_chunks = (batch.size() + kChunk - 1) / kChunk;
@@ -266,6 +266,16 @@ void SimilaritySelector::visit_two_point(SimilaritySelection& selection, const d
     }
     for (std::size_t m = 0; m < n; ++m) removed_[m] |= static_cast<std::uint8_t>(removed_by_visited(m, n_chunks));
   }
+}
+
+void SimilaritySelector::sort_order_to(std::size_t end) {
+  end = std::min(end, order_.size());
+  const auto closer = [&](std::uint32_t a, std::uint32_t b) { return d_i_[a] != d_i_[b] ? d_i_[a] < d_i_[b] : a < b; };
+  const auto first = order_.begin() + static_cast<std::ptrdiff_t>(sorted_);
+  const auto stop = order_.begin() + static_cast<std::ptrdiff_t>(end);
+  if (stop != order_.end()) std::nth_element(first, stop, order_.end(), closer);  // the nearest before stop
+  std::sort(first, stop, closer);
+  sorted_ = end;
 }
 
 bool SimilaritySelector::removed_by_visited(std::size_t m, std::size_t n_chunks) const {

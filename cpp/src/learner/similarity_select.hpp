@@ -124,12 +124,17 @@ class SimilaritySelector {
   std::vector<double> batch_q_;                // q of each candidate of the batch
   std::vector<const double*> batch_d_j_;      // its distance column
   std::vector<double> batch_edges_;       // K x kBatch edges, column-major
+  // Sorts order_ (by distance to x_i, index on ties) through position end: [sorted_, end) gets the nearest
+  // of the rest, in order. The visit sorts as it goes, so its order is the full sort's.
+  void sort_order_to(std::size_t end);
+
   // Whether point m is removed (footnote 3) by a visited candidate of the batch's first n_chunks ranges.
   bool removed_by_visited(std::size_t m, std::size_t n_chunks) const;
 
   std::vector<Mask> remover_;             // per range of kChunk candidates, n masks: who would remove m
   std::vector<Mask> visited_;             // per range: the candidates visited
-  std::vector<std::uint32_t> order_;      // other-class points by distance to x_i
+  std::vector<std::uint32_t> order_;      // other-class points by distance to x_i, sorted up to sorted_
+  std::size_t sorted_ = 0;
   std::vector<std::uint8_t> removed_;
 };
 

@@ -183,7 +183,8 @@ class RebelLoss final : public MulticlassLoss {
     // and the bits it gets in one joint solve, on any number of threads. One solve is about 4 passes of
     // an exponential (~10 ns, 20 steps) per row, hence 80 steps per row and class for threads_for.
     s.step.resize(K_);
-    util::parallel_for(static_cast<std::ptrdiff_t>(K_), util::threads_for(80 * n_ * K_, n_threads_), [&](std::ptrdiff_t c) {
+    const int threads = util::threads_for(80 * n_ * K_, n_threads_);
+    util::parallel_for(static_cast<std::ptrdiff_t>(K_), threads, [&](std::ptrdiff_t c) {
       const auto k = static_cast<std::size_t>(c);
       s.step[k] = minimise_exp_sums({start[k]}, eps, kMaxRealStep,
                                     [&](const std::vector<double>& a, const std::vector<std::uint8_t>& /*active*/) {
