@@ -335,14 +335,17 @@ class REBELClassifier(BaseBoostingClassifier):
         if scores.ndim == 1:  # 2 classes: P(class 1) = expit(scale d / 2), P(class 0) = expit(-scale d / 2)
             half = scale * scores / 2.0
             return -np.logaddexp(0.0, np.where(y == 1, -half, half))
-        z = scale * scores
         rows = np.arange(len(y))
         with np.errstate(over="ignore", divide="ignore"):
-            total = (1.0 / (1.0 + np.exp(-z))).sum(axis=1)  # expit(z), its exp SIMD in numpy (scipy's is not)
-            log_p = -np.logaddexp(0.0, -z[rows, y]) - np.log(total)
+            t = np.multiply(scores, -scale)  # expit(z) = 1 / (1 + e^-z), in place (numpy's exp is SIMD)
+            np.exp(t, out=t)
+            t += 1.0
+            np.reciprocal(t, out=t)
+            total = t.sum(axis=1)
+            log_p = -np.logaddexp(0.0, -scale * scores[rows, y]) - np.log(total)
         low = np.flatnonzero(~(total > 1e-300))
         if low.size:
-            log_expit = -np.logaddexp(0.0, -z[low])
+            log_expit = -np.logaddexp(0.0, -scale * scores[low])
             log_p[low] = log_expit[np.arange(low.size), y[low]] - logsumexp(log_expit, axis=1)
         return log_p
 
