@@ -249,23 +249,48 @@ void SimilaritySelector::visit_two_point(SimilaritySelection& selection, const d
       if (!removed_[order_[next]]) batch.push_back(order_[next]);
     }
     if (batch.empty() || (stop_ != nullptr && stop_->load(std::memory_order_relaxed))) return;
-    measure(i, batch);
-    const std::size_t n_chunks = (batch.size() + kChunk - 1) / kChunk;
-    visited_.assign(n_chunks, Mask{0});  // bit b % kChunk of chunk b / kChunk: batch[b] was visited
-    for (std::size_t b = 0; b < batch.size(); ++b) {
-      const std::uint32_t j = batch[b];
-      if (removed_by_visited(j, b / kChunk + 1)) continue;  // an earlier candidate of this batch removed it
-      if (params_.max_candidates > 0 && selection.candidates >= params_.max_candidates) return;
+    keep_unremoved(i, batch);
+    measure(batch.size());
+    for (std::size_t b = 0; b < batch.size(); ++b) {  // every kept candidate is visited
       ++selection.candidates;
-      visited_[b / kChunk] |= Mask{1} << (b % kChunk);
       const double score = bound_from_edges(total.data(), &batch_edges_[b * K_], K_);
       if (score < selection.best.score) {
-        selection.best = {Similarity::Kind::kTwoPoint, i, j, 0.0, score, std::vector<double>(n)};
+        selection.best = {Similarity::Kind::kTwoPoint, i, batch[b], 0.0, score, std::vector<double>(n)};
         two_point_column(batch_q_[b], d_i_.data(), batch_d_j_[b], n, selection.best.outputs.data());
       }
     }
-    for (std::size_t m = 0; m < n; ++m) removed_[m] |= static_cast<std::uint8_t>(removed_by_visited(m, n_chunks));
+    const std::size_t n_chunks = (batch.size() + kChunk - 1) / kChunk;
+    for (std::size_t m = 0; m < n; ++m) {
+      Mask any = 0;
+      for (std::size_t c = 0; c < n_chunks; ++c) any |= remover_[c * n + m];
+      removed_[m] |= static_cast<std::uint8_t>(any != 0);
+    }
   }
+}
+
+void SimilaritySelector::keep_unremoved(std::uint32_t i, std::vector<std::uint32_t>& batch) {
+  const std::vector<const double*>& columns = cache_.columns(batch.data(), batch.size());  // until the next batch
+  batch_d_j_.clear();
+  batch_q_.clear();
+  half_f_j_.clear();
+  std::size_t kept = 0;
+  for (std::size_t b = 0; b < batch.size(); ++b) {
+    const std::uint32_t j = batch[b];
+    bool removed = false;  // by a kept candidate before it: the test measure_part's masks make, the same bits
+    for (std::size_t a = 0; a < kept && !removed; ++a) {
+      const double q = batch_q_[a];
+      removed = two_point_output(d_i_[j], batch_d_j_[a][j], q, similarity::kTwoPointScale * q, 4.0 * q * q) <=
+                half_f_j_[a];
+    }
+    if (removed) continue;
+    const double q = 0.25 * points_.exact_squared_distance(i, j);
+    batch[kept++] = j;
+    batch_d_j_.push_back(columns[b]);
+    batch_q_.push_back(q);
+    // footnote 3: x_j removes the points with f_ij(x_n) <= f_ij(x_j) / 2
+    half_f_j_.push_back(0.5 * two_point_output(d_i_[j], columns[b][j], q, similarity::kTwoPointScale * q, 4.0 * q * q));
+  }
+  batch.resize(kept);
 }
 
 void SimilaritySelector::sort_order_to(std::size_t end) {
@@ -278,23 +303,8 @@ void SimilaritySelector::sort_order_to(std::size_t end) {
   sorted_ = end;
 }
 
-bool SimilaritySelector::removed_by_visited(std::size_t m, std::size_t n_chunks) const {
+void SimilaritySelector::measure(std::size_t count) {
   const std::size_t n = points_.size();
-  Mask any = 0;
-  for (std::size_t c = 0; c < n_chunks; ++c) any |= remover_[c * n + m] & visited_[c];
-  return any != 0;
-}
-
-void SimilaritySelector::measure(std::uint32_t i, const std::vector<std::uint32_t>& batch) {
-  const std::size_t n = points_.size(), count = batch.size();
-  batch_d_j_ = cache_.columns(batch.data(), count);  // valid until the next batch
-  batch_q_.resize(count);
-  std::vector<double> half_f_j(count);  // footnote 3: x_j removes the points with f_ij(x_n) <= f_ij(x_j) / 2
-  for (std::size_t b = 0; b < count; ++b) {
-    batch_q_[b] = 0.25 * points_.exact_squared_distance(i, batch[b]);
-    two_point_column(batch_q_[b], &d_i_[batch[b]], batch_d_j_[b] + batch[b], 1, &half_f_j[b]);
-    half_f_j[b] *= 0.5;
-  }
   const std::ptrdiff_t n_blocks = points_.n_blocks();
   const std::vector<std::size_t> chunks = column_chunks(count);
   const auto n_chunks = static_cast<std::ptrdiff_t>(chunks.size() - 1);
@@ -307,7 +317,7 @@ void SimilaritySelector::measure(std::uint32_t i, const std::vector<std::uint32_
   const std::size_t work = n * count * (K_ + 14) / 3;
   util::parallel_for(n_blocks * n_chunks, util::threads_for(work, n_threads_), [&](std::ptrdiff_t task) {
     const auto blk = static_cast<std::size_t>(task / n_chunks), c = static_cast<std::size_t>(task % n_chunks);
-    measure_part(blk, chunks[c], chunks[c + 1], half_f_j.data(), &remover_[c * n], &partial[blk * K_ * count]);
+    measure_part(blk, chunks[c], chunks[c + 1], &remover_[c * n], &partial[blk * K_ * count]);
   }, true);
   Eigen::Map<Eigen::MatrixXd> edges_out(batch_edges_.data(), static_cast<Eigen::Index>(K_), static_cast<Eigen::Index>(count));
   edges_out.setZero();
@@ -316,8 +326,8 @@ void SimilaritySelector::measure(std::uint32_t i, const std::vector<std::uint32_
                                                    static_cast<Eigen::Index>(K_), static_cast<Eigen::Index>(count));
 }
 
-void SimilaritySelector::measure_part(std::size_t blk, std::size_t first, std::size_t last, const double* half_f_j,
-                                      Mask* remover, double* partial) const {
+void SimilaritySelector::measure_part(std::size_t blk, std::size_t first, std::size_t last, Mask* remover,
+                                      double* partial) const {
   const std::size_t n = points_.size(), block_rows = points_.block_rows();
   const std::size_t begin = blk * block_rows, end = std::min(n, begin + block_rows), rows = end - begin;
   const std::unique_ptr<double[]> f(new double[rows * (last - first)]);  // the outputs, column by column
@@ -325,7 +335,7 @@ void SimilaritySelector::measure_part(std::size_t blk, std::size_t first, std::s
   std::fill(remover, remover + rows, Mask{0});
   for (std::size_t b = first; b < last; ++b) {
     double* column = &f[(b - first) * rows];
-    two_point_column_removing(batch_q_[b], &d_i_[begin], batch_d_j_[b] + begin, rows, half_f_j[b],
+    two_point_column_removing(batch_q_[b], &d_i_[begin], batch_d_j_[b] + begin, rows, half_f_j_[b],
                               Mask{1} << (b - first), column, remover);
     if (params_.step_rule == StepRule::kSign)
       for (std::size_t r = 0; r < rows; ++r) column[r] = column[r] >= 0.0 ? 1.0 : -1.0;

@@ -15,10 +15,10 @@
 // cache, then one pass over fixed row blocks computes their outputs (held one block at a time, in cache),
 // per point a mask of the candidates that would remove it, and their edges (block_edges, one summation
 // order per column); the pass runs as tasks of one row block and one range of kChunk candidates (threads
-// share the work even when N makes few blocks), and the edges do not depend on the thread count; they are
-// then visited in order, one that an earlier visited candidate of its batch removed is skipped unvisited,
-// and the points the visited ones remove are removed in one pass per batch. The candidates visited are
-// those of the one-at-a-time procedure.
+// share the work even when N makes few blocks), and the edges do not depend on the thread count. A
+// candidate that a candidate before it in its batch removes is dropped before the pass (it would be
+// skipped unvisited); the others are visited in order, and the points they remove are removed in one pass
+// per batch. The candidates visited are those of the one-at-a-time procedure.
 #pragma once
 
 #include <atomic>
@@ -99,17 +99,25 @@ class SimilaritySelector {
   // Steps 4-6 for the point i (its distances in d_i_, other-class points in order_).
   void visit_two_point(SimilaritySelection& selection, const double* signed_weights, std::uint32_t i);
 
-  // The edges r = S^T f (or sign(f)) of the two-point learners (i, batch[b]) into batch_edges_ (column b,
-  // K each), and for every point m the candidates of the batch that would remove it (bit b % kChunk of
-  // remover_[(b / kChunk) n + m]);
-  // the outputs themselves live one block of rows at a time, and the chosen learner's are recomputed.
-  void measure(std::uint32_t i, const std::vector<std::uint32_t>& batch);
+  // Fetches the columns of the batch (the next candidates not yet removed, in order) and keeps those that
+  // no kept candidate before them removes (footnote 3: they would be skipped unvisited): batch, batch_d_j_,
+  // batch_q_ and half_f_j_ then hold the candidates this batch visits, all of them.
+  void keep_unremoved(std::uint32_t i, std::vector<std::uint32_t>& batch);
+
+  // The edges r = S^T f (or sign(f)) of the two-point learners (i, batch[b]), b < count, into batch_edges_
+  // (column b, K each), and for every point m the candidates of the batch that would remove it (bit
+  // b % kChunk of remover_[(b / kChunk) n + m]); the outputs themselves live one block of rows at a time,
+  // and the chosen learner's are recomputed.
+  void measure(std::size_t count);
 
   // One task of measure(): the candidates [first, last) of the batch (one range of column_chunks) on row
   // block blk, their removal bits (b - first) into remover (n entries, this range's own) and their edges
   // into columns [first, last) of partial (K x batch size, column-major: the block's share of the edges).
-  void measure_part(std::size_t blk, std::size_t first, std::size_t last, const double* half_f_j,
-                    Mask* remover, double* partial) const;
+  void measure_part(std::size_t blk, std::size_t first, std::size_t last, Mask* remover, double* partial) const;
+
+  // Sorts order_ (by distance to x_i, index on ties) through position end: [sorted_, end) gets the nearest
+  // of the rest, in order. The visit sorts as it goes, so its order is the full sort's.
+  void sort_order_to(std::size_t end);
 
   const PointSet& points_;
   std::size_t K_;
@@ -119,20 +127,12 @@ class SimilaritySelector {
   DistanceCache cache_;                   // columns D(x_j, .) of anchors and candidates
   std::vector<double> f_;                 // outputs of the homogeneous and one-point candidates
   std::vector<double> d_i_;               // squared distances to x_i
-  std::vector<double> totals_;            // S_k = sum_n |s_nk|
   std::vector<double> by_class_;          // s_nk class by class (K x n), for the edges
-  std::vector<double> batch_q_;                // q of each candidate of the batch
-  std::vector<const double*> batch_d_j_;      // its distance column
+  std::vector<double> batch_q_;           // q of each candidate of the batch
+  std::vector<double> half_f_j_;          // f_ij(x_j) / 2: x_j removes the points whose output is below it
+  std::vector<const double*> batch_d_j_;  // its distance column
   std::vector<double> batch_edges_;       // K x kBatch edges, column-major
-  // Sorts order_ (by distance to x_i, index on ties) through position end: [sorted_, end) gets the nearest
-  // of the rest, in order. The visit sorts as it goes, so its order is the full sort's.
-  void sort_order_to(std::size_t end);
-
-  // Whether point m is removed (footnote 3) by a visited candidate of the batch's first n_chunks ranges.
-  bool removed_by_visited(std::size_t m, std::size_t n_chunks) const;
-
   std::vector<Mask> remover_;             // per range of kChunk candidates, n masks: who would remove m
-  std::vector<Mask> visited_;             // per range: the candidates visited
   std::vector<std::uint32_t> order_;      // other-class points by distance to x_i, sorted up to sorted_
   std::size_t sorted_ = 0;
   std::vector<std::uint8_t> removed_;
