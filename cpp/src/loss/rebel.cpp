@@ -181,9 +181,10 @@ class RebelLoss final : public MulticlassLoss {
     // Each class's minimiser is a 1-D problem of its own: the classes are solved side by side, each with
     // its own passes over the rows, its terms added in exp_sums' order, so every class gets the iterates
     // and the bits it gets in one joint solve, on any number of threads. One solve is about 4 passes of
-    // an exponential (~10 ns, 20 steps) per row, hence 80 steps per row and class for threads_for.
+    // an exponential (~10 ns, 20 steps) per row, hence 80 steps per row and class (a region of every
+    // iteration of a real-valued learner: threads_for_repeated).
     s.step.resize(K_);
-    const int threads = util::threads_for(80 * n_ * K_, n_threads_);
+    const int threads = util::threads_for_repeated(80 * n_ * K_, n_threads_);
     util::parallel_for(static_cast<std::ptrdiff_t>(K_), threads, [&](std::ptrdiff_t c) {
       const auto k = static_cast<std::size_t>(c);
       s.step[k] = minimise_exp_sums({start[k]}, eps, kMaxRealStep,

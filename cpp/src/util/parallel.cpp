@@ -2,7 +2,9 @@
 #include "util/parallel.hpp"
 
 #include <cerrno>
+#include <cctype>
 #include <cstdlib>
+#include <string>
 #include <vector>
 
 namespace rebelboost::util {
@@ -17,6 +19,17 @@ std::size_t work_per_thread() {
     // Anything but a plain positive integer (signs, junk, overflow) leaves the default.
     if (*end != '\0' || errno != 0 || v == 0 || text[0] < '0' || text[0] > '9') return kWorkPerThread;
     return static_cast<std::size_t>(v);
+  }();
+  return value;
+}
+
+bool waiting_threads_spin() {
+  static const bool value = [] {
+    const char* text = std::getenv("OMP_WAIT_POLICY");
+    if (text == nullptr) return true;
+    std::string policy(text);
+    for (char& c : policy) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return policy != "passive";
   }();
   return value;
 }

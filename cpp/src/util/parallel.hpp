@@ -40,6 +40,21 @@ inline int threads_for(std::size_t work, int n_threads) {
   return useful < 2 ? 1 : static_cast<int>(useful < static_cast<std::size_t>(most) ? useful : static_cast<std::size_t>(most));
 }
 
+// Whether OpenMP's waiting threads spin: true unless OMP_WAIT_POLICY is "passive" (read once, as the
+// runtime reads it).
+bool waiting_threads_spin();
+
+// threads_for for a region that runs several times in every boosting iteration (the similarity
+// learner's measure pass and step). On a loaded machine a region's closing barrier waits for a thread that
+// lost its core, and with OpenMP's default, spinning wait policy the threads that wait burn the cores
+// the others need: measured on 2 busy cores, a similarity fit at 3 750 x 30 ran 13.8-25.1 ms per learner
+// with 2 threads per region against 7.8-8.6 ms with 1 (6.1-7.5 ms with 2 threads and
+// OMP_WAIT_POLICY=passive; docs/guide/similarity.md "Speed"). So with spinning threads such a region
+// needs twice the work per thread; with passive ones, threads_for's.
+inline int threads_for_repeated(std::size_t work, int n_threads) {
+  return threads_for(waiting_threads_spin() ? work / 2 : work, n_threads);
+}
+
 // Index of the calling thread inside parallel_for (0 outside): for per-thread scratch buffers, which must
 // not change results.
 inline int thread_index() { return omp_get_thread_num(); }
