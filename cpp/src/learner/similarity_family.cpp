@@ -12,6 +12,7 @@
 #include "model/similarity_function.hpp"
 #include "model/similarity_outputs.hpp"
 #include "rebelboost/error.hpp"
+#include "util/parallel.hpp"
 
 namespace rebelboost::learner {
 
@@ -121,8 +122,11 @@ class SimilarityFamily final : public Family<T> {
   void advance(const Model& model, std::size_t t, const MatrixView<T>& X, loss::Loss& loss, double* scores) override {
     const std::vector<double>& a = model.similarities[t].step;
     other_.resize(X.n_rows);
+    // One learner on an eval set every iteration: about 3 d steps per row (standardise, two distances), so
+    // threads_for keeps the usual few thousand validation rows on the calling thread.
+    const int threads = util::threads_for(X.n_rows * (3 * X.n_cols + 10), n_threads_);
     similarity::for_each_similarity_output(
-        model, X, t, 1, n_threads_, 256, [](std::size_t, std::size_t) {},
+        model, X, t, 1, threads, 256, [](std::size_t, std::size_t) {},
         [&](std::size_t, std::size_t r, double f) { other_[r] = f; });
     for (std::size_t r = 0; r < X.n_rows; ++r)
       for (std::size_t k = 0; k < a.size(); ++k) scores[r * a.size() + k] += other_[r] * a[k];
