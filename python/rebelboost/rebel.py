@@ -315,7 +315,7 @@ class REBELClassifier(BaseBoostingClassifier):
             # 2 classes: d = 2 H_1, H_0 = -H_1, so (1 + H) / 2 = ((2 - d) / 4, (2 + d) / 4), summing to 1.
             full = np.column_stack([-scores / 2, scores / 2]) if scores.ndim == 1 else scores
             return _simplex_projection((1.0 + full) / 2.0)
-        scale = 2.0 if loss == "exponential" else 1.0  # the minimiser's H_k = logit(p_k) / scale
+        scale = _LINK_SCALE[loss]
         if scores.ndim == 1:  # 2 classes: d = H_1 - H_0 = 2 H_1, so expit(scale H_1) = expit(scale d / 2)
             half = scale * scores / 2.0
             return np.column_stack([expit(-half), expit(half)])
@@ -330,7 +330,7 @@ class REBELClassifier(BaseBoostingClassifier):
         loss = getattr(self, "loss_", "exponential")
         if loss == "squared":
             return super()._true_class_log_proba(scores, y)
-        scale = 2.0 if loss == "exponential" else 1.0
+        scale = _LINK_SCALE[loss]
         y = np.asarray(y)
         if scores.ndim == 1:  # 2 classes: P(class 1) = expit(scale d / 2), P(class 0) = expit(-scale d / 2)
             half = scale * scores / 2.0
@@ -348,6 +348,10 @@ class REBELClassifier(BaseBoostingClassifier):
             log_expit = -np.logaddexp(0.0, -scale * scores[low])
             log_p[low] = log_expit[np.arange(low.size), y[low]] - logsumexp(log_expit, axis=1)
         return log_p
+
+
+# The pointwise minimiser of the exponential and logistic losses: H_k = logit(p_k) / scale.
+_LINK_SCALE = {"exponential": 2.0, "logistic": 1.0}
 
 
 def _simplex_projection(v):

@@ -63,6 +63,11 @@ inline double two_point_output(double a, double b, double q, double scale, doubl
   return finite ? f : 0.0;
 }
 
+// two_point_output for one point (the removal tests of keep_unremoved): the bits of the column loops'.
+inline double two_point_at(double q, double d_i, double d_j) {
+  return two_point_output(d_i, d_j, q, similarity::kTwoPointScale * q, 4.0 * q * q);
+}
+
 __attribute__((target_clones("avx2", "default")))
 void two_point_column(double q, const double* d_i, const double* d_j, std::size_t rows, double* out) {
   const double scale = similarity::kTwoPointScale * q, q4q = 4.0 * q * q;
@@ -277,18 +282,15 @@ void SimilaritySelector::keep_unremoved(std::uint32_t i, std::vector<std::uint32
   for (std::size_t b = 0; b < batch.size(); ++b) {
     const std::uint32_t j = batch[b];
     bool removed = false;  // by a kept candidate before it: the test measure_part's masks make, the same bits
-    for (std::size_t a = 0; a < kept && !removed; ++a) {
-      const double q = batch_q_[a];
-      removed = two_point_output(d_i_[j], batch_d_j_[a][j], q, similarity::kTwoPointScale * q, 4.0 * q * q) <=
-                half_f_j_[a];
-    }
+    for (std::size_t a = 0; a < kept && !removed; ++a)
+      removed = two_point_at(batch_q_[a], d_i_[j], batch_d_j_[a][j]) <= half_f_j_[a];
     if (removed) continue;
     const double q = 0.25 * points_.exact_squared_distance(i, j);
     batch[kept++] = j;
     batch_d_j_.push_back(columns[b]);
     batch_q_.push_back(q);
     // footnote 3: x_j removes the points with f_ij(x_n) <= f_ij(x_j) / 2
-    half_f_j_.push_back(0.5 * two_point_output(d_i_[j], columns[b][j], q, similarity::kTwoPointScale * q, 4.0 * q * q));
+    half_f_j_.push_back(0.5 * two_point_at(q, d_i_[j], columns[b][j]));
   }
   batch.resize(kept);
 }

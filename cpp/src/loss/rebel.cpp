@@ -164,7 +164,7 @@ class RebelLoss final : public MulticlassLoss {
     // Per class k the loss along f is phi_k(a) = sum_n w+_nk e^{f_n a} + sum_{y_n = k} w-_n e^{-f_n a}.
     // Start from the minimiser of its convexity bound (e^{g a} <= (1+g)/2 e^a + (1-g)/2 e^-a), exact
     // for f in {+-1}.
-    const ExpSums at_zero = exp_sums(f, std::vector<double>(K_, 0.0), std::vector<std::uint8_t>(K_, 1));
+    const ExpSums at_zero = sums_at_zero(f);
     double total = 0.0;
     for (double v : at_zero.value) total += v;
     const double eps = smoothing_ * total;
@@ -179,8 +179,8 @@ class RebelLoss final : public MulticlassLoss {
     Step s;
     s.has_edge = gap > 1e-12 * total;
     // Each class's minimiser is a 1-D problem of its own: the classes are solved side by side, each with
-    // its own passes over the rows, its terms added in exp_sums' order, so every class gets the iterates
-    // and the bits it gets in one joint solve, on any number of threads. One solve is about 4 passes of
+    // its own passes over the rows, its terms added in one fixed order (class_exp_sums), so its iterates and
+    // bits are the same on any number of threads. One solve is about 4 passes of
     // an exponential (~10 ns, 20 steps) per row, hence 80 steps per row and class (a region of every
     // iteration of a real-valued learner: threads_for_repeated).
     s.step.resize(K_);
@@ -239,29 +239,27 @@ class RebelLoss final : public MulticlassLoss {
                                reducer_);
   }
 
-  // The unsmoothed sums of phi_k, phi_k', phi_k'' at a for the active classes: per fixed block, blocks
-  // added in order (independent of the thread count).
-  ExpSums exp_sums(const double* f, const std::vector<double>& a, const std::vector<std::uint8_t>& active) const {
+  // The unsmoothed sums of phi_k, phi_k', phi_k'' at a = 0 for every class (e^0 = 1: no exponentials): per
+  // row its w+ terms, then its w- term, rows in order within fixed blocks, blocks added in order
+  // (independent of the thread count).
+  ExpSums sums_at_zero(const double* f) const {
     std::vector<ExpSums> partial(static_cast<std::size_t>(n_blocks()), ExpSums(K_));
     util::parallel_for(n_blocks(), pass_threads(), [&](std::ptrdiff_t b) {
       ExpSums& p = partial[static_cast<std::size_t>(b)];
       const std::size_t end = block_end(b);
       for (std::size_t i = block_begin(b); i < end; ++i) {
         const double fi = f[i];
-        const auto c = static_cast<std::size_t>(y_[i]);
         for (std::size_t k = 0; k < K_; ++k) {
           const double w = wplus_[i * K_ + k];
-          if (!active[k] || w == 0.0) continue;
-          const double e = a[k] == 0.0 ? w : w * std::exp(fi * a[k]);  // the first pass: e^0 = 1 exactly
-          p.value[k] += e;
-          p.slope[k] += fi * e;
-          p.curvature[k] += fi * fi * e;
+          if (w == 0.0) continue;
+          p.value[k] += w;
+          p.slope[k] += fi * w;
+          p.curvature[k] += fi * fi * w;
         }
-        if (!active[c]) continue;
-        const double e = a[c] == 0.0 ? wminus_[i] : wminus_[i] * std::exp(-fi * a[c]);
-        p.value[c] += e;
-        p.slope[c] -= fi * e;
-        p.curvature[c] += fi * fi * e;
+        const auto c = static_cast<std::size_t>(y_[i]);
+        p.value[c] += wminus_[i];
+        p.slope[c] -= fi * wminus_[i];
+        p.curvature[c] += fi * fi * wminus_[i];
       }
     });
     ExpSums sums(K_);
@@ -274,8 +272,9 @@ class RebelLoss final : public MulticlassLoss {
     return sums;
   }
 
-  // exp_sums of class k alone at a (ExpSums of one class): per row, its w+ term (if any), then its w- term
-  // where y_n = k, rows in order within fixed blocks and blocks in order, as exp_sums adds them.
+  // The sums of phi_k, phi_k', phi_k'' of class k alone at a (ExpSums of one class), unsmoothed: per row its
+  // w+ term (if any), then its w- term where y_n = k, rows in order within fixed blocks and blocks in
+  // order, as sums_at_zero adds them.
   ExpSums class_exp_sums(const double* f, std::size_t k, double a) const {
     std::vector<ExpSums> partial(static_cast<std::size_t>(n_blocks()), ExpSums(1));
     util::parallel_for(n_blocks(), pass_threads(), [&](std::ptrdiff_t b) {
@@ -284,13 +283,13 @@ class RebelLoss final : public MulticlassLoss {
       for (std::size_t i = block_begin(b); i < end; ++i) {
         const double fi = f[i], w = wplus_[i * K_ + k];
         if (w != 0.0) {
-          const double e = a == 0.0 ? w : w * std::exp(fi * a);
+          const double e = w * std::exp(fi * a);
           value += e;
           slope += fi * e;
           curvature += fi * fi * e;
         }
         if (static_cast<std::size_t>(y_[i]) != k) continue;
-        const double e = a == 0.0 ? wminus_[i] : wminus_[i] * std::exp(-fi * a);
+        const double e = wminus_[i] * std::exp(-fi * a);
         value += e;
         slope -= fi * e;
         curvature += fi * fi * e;
