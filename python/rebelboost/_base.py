@@ -154,6 +154,7 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
             X, y_encoded, sample_weight, validation = split_validation(
                 X, y_encoded, sample_weight, stopping["validation_fraction"], seed)
             evals = [validation]
+        self._resolve_from_data(X, y_encoded, seed, warm)
         monitor = TrainingMonitor(self, len(classes), evals, stopping["scoring"], stopping["early_stopping"],
                                   stopping["n_iter_no_change"], self.tol, int(self.verbose), self.callbacks)
         try:
@@ -228,6 +229,9 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
         self._model = self._model.truncated(check_n_iter(self, n_iter))
         self.__dict__.pop("cascade_report_", None)
         return self
+
+    def _resolve_from_data(self, X, y_encoded, seed, warm):
+        """Hook: parameters whose "auto" depends on the rows this fit trains on (after any validation carve)."""
 
     def _core_extra(self):
         """Hook: extra keyword arguments for the core's train()."""

@@ -106,7 +106,8 @@ PARAMS = {p.name: p for p in [
           cli="REBEL's weak learners: trees, Localized Similarities or both (hybrid: the better candidate of each "
               "iteration; similarities and hybrids allow no missing values)"),
     Param("similarity_scaling", core="scaling", choices=("feature", "global"),
-          cli="similarities: scale each feature by its deviation, or all by one scale"),
+          cli="similarities: scale each feature by its deviation, or all by one scale (auto: the one under which "
+              "the training rows' leave-one-out 1-nearest-neighbour error is lower)"),
     Param("similarity_cache_mb", core="distance_cache_mb",
           cli="similarities: MiB kept for distance columns between training points (0: none); speed only, "
               "never the model"),
@@ -145,6 +146,8 @@ class Estimator:
 # without bound (exp of the margins of the few rows they got wrong), so the loss kept 1 to 9 learners.
 # Similarities stop on the validation log loss, which followed their validated error more closely than
 # the boosting loss did (bench/results/hybrid_stopping.md).
+# The similarities' scaling ("auto"): the one of "feature" and "global" under which the training rows'
+# leave-one-out 1-nearest-neighbour error is lower ("feature" on ties; rebelboost._scaling).
 SIMILARITY_MAX_ESTIMATORS = 10_000
 SIMILARITY_PATIENCE = 500
 SIMILARITY_VALIDATION_FRACTION = 0.25
@@ -168,6 +171,9 @@ def _rebel_auto():
         "n_iter_no_change": _by_learner(n_iter, SIMILARITY_PATIENCE),
         "validation_fraction": _by_learner(fraction, SIMILARITY_VALIDATION_FRACTION),
         "scoring": _by_learner(scoring, SIMILARITY_SCORING, HYBRID_SCORING),
+        # Resolved from the training rows in fit (rebelboost._scaling.choose_scaling): the attribute it sets.
+        # Before a fit, and for trees (which ignore it), "feature".
+        "similarity_scaling": lambda instance: getattr(instance, "similarity_scaling_", None) or "feature",
     }
 
 

@@ -357,8 +357,10 @@ def _add_parameter_options(parser):
             if key in _TRAIN_ESTIMATORS and name in entry.params:
                 defaults.setdefault(repr(default_of(key, name)), []).append(entry.class_name)
         shown = "; ".join(f"{value} ({', '.join(names)})" for value, names in defaults.items())
+        takes_auto = any(name in entry.auto for entry in ESTIMATORS.values())
+        choices = (*param.choices, "auto") if param.choices and takes_auto else param.choices or None
         parser.add_argument("--" + name.replace("_", "-"), type=_option_type(param, CORE_BOUNDS), default=None,
-                            choices=param.choices or None, help=f"{param.cli}; default: {shown}")
+                            choices=choices, help=f"{param.cli}; default: {shown}")
 
 
 def _boolean_option(text):

@@ -12,7 +12,7 @@ from scipy.special import expit, logsumexp, softmax
 
 from sklearn.utils.validation import check_is_fitted
 
-from rebelboost import _core, _similarity
+from rebelboost import _core, _scaling, _similarity
 from rebelboost._base import BaseBoostingClassifier
 from rebelboost._params import constraints_for
 from rebelboost._typing import Callback
@@ -90,11 +90,14 @@ class REBELClassifier(BaseBoostingClassifier):
         the best tree and the best similarity on the same weights and keeps the one whose own step
         reaches the lower REBEL training loss (docs/guide/similarity.md); ``fit_info_["learner"]`` says which
         won when (0 tree, 1 similarity). No missing values, like similarities.
-    similarity_scaling : {"feature", "global"}, default="feature"
-        Similarities only: each feature centred on its mean and divided by its own standard deviation
+    similarity_scaling : {"auto", "feature", "global"}, default="auto"
+        Similarities and hybrids: each feature centred on its mean and divided by its own standard deviation
         ("feature", for features in different units), or all divided by one scale, the root mean square of
         their standard deviations ("global", for features in one unit such as pixels, where dividing a
-        rarely-lit pixel by its tiny deviation would let it dominate every distance).
+        rarely-lit pixel by its tiny deviation would let it dominate every distance). "auto": the one under
+        which the leave-one-out 1-nearest-neighbour error of the training rows (at most 2 000 of them, a
+        seeded sample) is lower, "feature" on ties; :attr:`similarity_scaling_` says which a fit used
+        (docs/guide/similarity.md "Defaults").
     similarity_cache_mb : float, default=1024
         Similarities only: memory (MiB) for the columns of squared distances between training points that
         the selection keeps from one iteration to the next (N doubles each; at most N of them, so the
@@ -171,7 +174,7 @@ class REBELClassifier(BaseBoostingClassifier):
         callbacks: list[Callback] | None = None,
         class_weight: Mapping[Any, float] | Literal["balanced"] | None = None,
         weak_learner: str = "tree",
-        similarity_scaling: str = "feature",
+        similarity_scaling: str = "auto",
         similarity_cache_mb: float = 1024.0,
         loss: str = "exponential",
         tree_penalty: float = 0.0,
@@ -218,6 +221,16 @@ class REBELClassifier(BaseBoostingClassifier):
         self.cost_matrix_ = _check_cost_matrix(self.cost_matrix, classes)
         self.loss_ = self.loss  # read by predict_proba, also while this fit's eval sets are scored
 
+    def _resolve_from_data(self, X, y_encoded, seed, warm):
+        if self.weak_learner == "tree":
+            self.similarity_scaling_ = None
+        elif warm and getattr(self, "similarity_scaling_", None):
+            pass  # a warm start continues on the first fit's standardization
+        elif self.similarity_scaling == "auto":
+            self.similarity_scaling_ = _scaling.choose_scaling(X, y_encoded, seed)
+        else:
+            self.similarity_scaling_ = self.similarity_scaling
+
     def _core_extra(self):
         return {"cost_matrix": self.cost_matrix_, **self._similarity_options}
 
@@ -258,13 +271,19 @@ class REBELClassifier(BaseBoostingClassifier):
         return _similarity.explain(self._model, X, self._threads())
 
     def _fitted_metadata(self):
-        return {"cost_matrix": self.cost_matrix_.tolist()}
+        return {"cost_matrix": self.cost_matrix_.tolist(), "similarity_scaling": self.similarity_scaling_}
 
     def _restore_fitted_metadata(self, meta):
         # Files written before the costs were stored rebuild them from the parameters.
         stored = meta["cost_matrix"] if "cost_matrix" in meta else self.cost_matrix
         self.cost_matrix_ = _check_cost_matrix(stored, self.classes_)
         self.loss_ = self.loss  # files before the parameter existed: "exponential" (checked against the model)
+        # Files before "auto" existed: the parameter was the scaling itself.
+        scaling = meta["similarity_scaling"] if "similarity_scaling" in meta else (
+            None if self.weak_learner == "tree" else self.similarity_scaling)
+        if scaling not in (None, "feature", "global") or (scaling is None) != (self.weak_learner == "tree"):
+            raise ValueError(f"the metadata's similarity_scaling {scaling!r} does not fit weak_learner={self.weak_learner!r}")
+        self.similarity_scaling_ = scaling
 
     def decision_function(self, X: ArrayLike, n_iter: int | None = None, *,
                           pred_contrib: bool = False) -> NDArray[np.float64]:

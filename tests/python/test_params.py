@@ -170,8 +170,10 @@ def test_every_string_choice_is_one_the_core_takes():
     for name in ("weak_learner", "similarity_scaling", "loss"):
         assert CORE_DEFAULTS[PARAMS[name].core] in PARAMS[name].choices
         assert ESTIMATORS["rebel"].class_name == "REBELClassifier"
-        (constraint,) = rebelboost.REBELClassifier._parameter_constraints[name]
+        constraint, *auto = rebelboost.REBELClassifier._parameter_constraints[name]
         assert isinstance(constraint, StrOptions) and constraint.options == set(PARAMS[name].choices)
+        # "auto" is resolved in Python before the core sees it (similarity_scaling: from the training rows).
+        assert [a.options for a in auto] == ([{"auto"}] if name in ESTIMATORS["rebel"].auto else [])
 
 
 def _train_option(name):

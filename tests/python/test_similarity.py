@@ -247,13 +247,14 @@ def test_eval_set_and_early_stopping(fitted):
 def test_global_scaling_keeps_relative_feature_scales(fitted):
     _, X, y = fitted
     Xs = X * np.array([1.0, 1000.0, 0.001])  # features in different units
-    per_feature = similarity(n_estimators=10).fit(Xs, y)
+    per_feature = similarity(n_estimators=10, similarity_scaling="feature").fit(Xs, y)
     common = similarity(n_estimators=10, similarity_scaling="global").fit(Xs, y)
     np.testing.assert_allclose(per_feature._model.similarities()["feature_scale"], Xs.std(axis=0), rtol=1e-12)
     scale = common._model.similarities()["feature_scale"]
     np.testing.assert_allclose(scale, np.sqrt(np.mean(Xs.std(axis=0) ** 2)), rtol=1e-12)
     # Per-feature scaling makes the model blind to units; a common scale does not.
-    np.testing.assert_array_equal(per_feature.predict(Xs), similarity(n_estimators=10).fit(X, y).predict(X))
+    np.testing.assert_array_equal(per_feature.predict(Xs),
+                                  similarity(n_estimators=10, similarity_scaling="feature").fit(X, y).predict(X))
     used = common.learners_["anchor_rows"] >= 0
     np.testing.assert_allclose(common.learners_["anchors"][used], Xs[common.learners_["anchor_rows"][used]], rtol=1e-9)
 
