@@ -106,8 +106,8 @@ PARAMS = {p.name: p for p in [
           cli="REBEL's weak learners: trees, Localized Similarities or both (hybrid: the better candidate of each "
               "iteration; similarities and hybrids allow no missing values)"),
     Param("similarity_scaling", core="scaling", choices=("feature", "global"),
-          cli="similarities: scale each feature by its deviation, or all by one scale (auto: the one under which "
-              "the training rows' leave-one-out 1-nearest-neighbour error is lower)"),
+          cli="similarities: scale each feature by its deviation, or all by one scale (auto: all by one when the "
+              "training rows' leave-one-out nearest-neighbour votes are clearly better so)"),
     Param("similarity_cache_mb", core="distance_cache_mb",
           cli="similarities: MiB kept for distance columns between training points (0: none); speed only, "
               "never the model"),
@@ -146,8 +146,8 @@ class Estimator:
 # without bound (exp of the margins of the few rows they got wrong), so the loss kept 1 to 9 learners.
 # Similarities stop on the validation log loss, which followed their validated error more closely than
 # the boosting loss did (bench/results/hybrid_stopping.md).
-# The similarities' scaling ("auto"): the one of "feature" and "global" under which the training rows'
-# leave-one-out 1-nearest-neighbour error is lower ("feature" on ties; rebelboost._scaling).
+# The similarities' scaling ("auto"): "global" when the training rows' leave-one-out k-nearest-neighbour
+# votes are wrong less often under it beyond noise, else "feature" (rebelboost._scaling).
 SIMILARITY_MAX_ESTIMATORS = 10_000
 SIMILARITY_PATIENCE = 500
 SIMILARITY_VALIDATION_FRACTION = 0.25

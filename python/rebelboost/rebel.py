@@ -94,10 +94,10 @@ class REBELClassifier(BaseBoostingClassifier):
         Similarities and hybrids: each feature centred on its mean and divided by its own standard deviation
         ("feature", for features in different units), or all divided by one scale, the root mean square of
         their standard deviations ("global", for features in one unit such as pixels, where dividing a
-        rarely-lit pixel by its tiny deviation would let it dominate every distance). "auto": the one under
-        which the leave-one-out 1-nearest-neighbour error of the training rows (at most 2 000 of them, a
-        seeded sample) is lower, "feature" on ties; :attr:`similarity_scaling_` says which a fit used
-        (docs/guide/similarity.md "Defaults").
+        rarely-lit pixel by its tiny deviation would let it dominate every distance). "auto": "global" when
+        the leave-one-out k-nearest-neighbour votes (k = 1 to 9) of the training rows (at most 2 000 of
+        them, a seeded sample) are wrong less often under it by at least 2 standard errors, else "feature";
+        :attr:`similarity_scaling_` says which a fit used (docs/guide/similarity.md "Defaults").
     similarity_cache_mb : float, default=1024
         Similarities only: memory (MiB) for the columns of squared distances between training points that
         the selection keeps from one iteration to the next (N doubles each; at most N of them, so the

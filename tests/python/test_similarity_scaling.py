@@ -1,4 +1,4 @@
-"""similarity_scaling="auto": the leave-one-out 1-nearest-neighbour choice between "feature" and "global"."""
+"""similarity_scaling="auto": the leave-one-out k-nearest-neighbour choice between "feature" and "global"."""
 
 from __future__ import annotations
 
@@ -10,21 +10,26 @@ from sklearn.datasets import load_digits, load_wine
 
 import rebelboost
 from rebelboost import REBELClassifier
-from rebelboost._scaling import AUTO_SCALING_ROWS, choose_scaling, leave_one_out_1nn_error, scaled_for_distances
+from rebelboost._scaling import (AUTO_SCALING_ROWS, AUTO_SCALING_Z, NEIGHBOURS, choose_scaling, leave_one_out_wrong,
+                                 scaled_for_distances)
 
 
-def slow_loo_1nn_error(X, y):
-    """The leave-one-out 1-NN error by its definition: a double loop over rows, the first nearest on ties."""
-    wrong = 0
+def slow_loo_wrong(X, y):
+    """Per row, by the definitions: the distances to every other row, sorted; for each k the majority label of
+    the k nearest (the lowest label on a tie of votes); the share of the k whose vote is wrong."""
+    out = []
     for i in range(len(X)):
-        best, best_d = -1, np.inf
-        for j in range(len(X)):
-            if j != i:
-                d = float(np.sum((X[i] - X[j]) ** 2))
-                if d < best_d:
-                    best, best_d = j, d
-        wrong += y[best] != y[i]
-    return wrong / len(X)
+        d = [(float(np.sum((X[i] - X[j]) ** 2)), j) for j in range(len(X)) if j != i]
+        nearest = [j for _, j in sorted(d)]
+        wrong = 0
+        for k in NEIGHBOURS:
+            counts = {}
+            for j in nearest[:k]:
+                counts[y[j]] = counts.get(y[j], 0) + 1
+            vote = min(c for c in counts if counts[c] == max(counts.values()))
+            wrong += vote != y[i]
+        out.append(wrong / len(NEIGHBOURS))
+    return np.array(out)
 
 
 def slow_scaled(X, scaling):
@@ -35,17 +40,19 @@ def slow_scaled(X, scaling):
 
 
 @pytest.mark.parametrize("seed", range(4))
-def test_the_error_and_the_scalings_agree_with_their_definitions(seed):
+def test_the_votes_and_the_scalings_agree_with_their_definitions(seed):
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(60, 4)) * np.array([1.0, 10.0, 0.1, 3.0]) + rng.normal(size=4)
-    X[:, 2] = np.round(X[:, 2], 1)  # repeated values: ties between neighbours
     y = (X[:, 0] + 0.1 * X[:, 1] > 0).astype(int) + (X[:, 3] > 1)
+    wrong = {}
     for scaling in ("feature", "global"):
         Z = scaled_for_distances(X, scaling)
         np.testing.assert_allclose(Z, slow_scaled(X, scaling), rtol=1e-12, atol=1e-12)
-        assert leave_one_out_1nn_error(Z, y) == pytest.approx(slow_loo_1nn_error(Z, y))
-    errors = {s: slow_loo_1nn_error(slow_scaled(X, s), y) for s in ("feature", "global")}
-    assert choose_scaling(X, y, 0) == ("global" if errors["global"] < errors["feature"] else "feature")
+        wrong[scaling] = slow_loo_wrong(Z, y)
+        np.testing.assert_array_equal(leave_one_out_wrong(Z, y), wrong[scaling])
+    diff = wrong["feature"] - wrong["global"]
+    z = diff.mean() / (diff.std(ddof=1) / np.sqrt(len(diff)))
+    assert choose_scaling(X, y, 0) == ("global" if z >= AUTO_SCALING_Z else "feature")
 
 
 def test_units_decide_the_choice():
@@ -60,6 +67,7 @@ def test_units_decide_the_choice():
     # Constant features (scale 1, as in the core) and a constant set change nothing and do not fail.
     assert choose_scaling(np.column_stack([X, np.ones(200)]), y, 0) == choose_scaling(X, y, 0)
     assert choose_scaling(np.zeros((10, 3)), np.arange(10) % 2, 0) == "feature"
+    assert choose_scaling(noisy[:5], y[:5], 0) in ("feature", "global")  # fewer rows than neighbours
 
 
 def test_non_finite_rows_leave_the_error_to_the_core():
