@@ -271,7 +271,8 @@ class REBELClassifier(BaseBoostingClassifier):
         return _similarity.explain(self._model, X, self._threads())
 
     def _fitted_metadata(self):
-        return {"cost_matrix": self.cost_matrix_.tolist(), "similarity_scaling": self.similarity_scaling_}
+        # A tree model has no scaling (None), also when a distributed fit made it (rebelboost.dask: trees only).
+        return {"cost_matrix": self.cost_matrix_.tolist(), "similarity_scaling": getattr(self, "similarity_scaling_", None)}
 
     def _restore_fitted_metadata(self, meta):
         # Files written before the costs were stored rebuild them from the parameters.
