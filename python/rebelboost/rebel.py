@@ -279,9 +279,11 @@ class REBELClassifier(BaseBoostingClassifier):
         stored = meta["cost_matrix"] if "cost_matrix" in meta else self.cost_matrix
         self.cost_matrix_ = _check_cost_matrix(stored, self.classes_)
         self.loss_ = self.loss  # files before the parameter existed: "exponential" (checked against the model)
-        # Files before "auto" existed: the parameter was the scaling itself.
+        # Files before "auto" existed: the parameter was the scaling itself, and files before the parameter
+        # existed (which load with the default, "auto") scaled per feature.
         scaling = meta["similarity_scaling"] if "similarity_scaling" in meta else (
-            None if self.weak_learner == "tree" else self.similarity_scaling)
+            None if self.weak_learner == "tree" else
+            "feature" if self.similarity_scaling == "auto" else self.similarity_scaling)
         if scaling not in (None, "feature", "global") or (scaling is None) != (self.weak_learner == "tree"):
             raise ValueError(f"the metadata's similarity_scaling {scaling!r} does not fit weak_learner={self.weak_learner!r}")
         self.similarity_scaling_ = scaling

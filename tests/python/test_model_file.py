@@ -314,6 +314,8 @@ def test_frozen_model_files_still_load(name):
     np.testing.assert_array_equal(clf.predict(expected["X"]).astype(str), expected["labels"])
     if name == "rebel_v1":  # written before cost_matrix_ was stored: rebuilt from the parameters
         np.testing.assert_array_equal(clf.cost_matrix_, [[0, 1, 4], [1, 0, 1], [2, 1, 0]])
+    if name == "rebel_similarity_v2":  # written before similarity_scaling existed: it scaled per feature
+        assert clf.similarity_scaling_ == "feature"
     if name.endswith(("_v1", "_v2")):
         assert clf.cascade_ is None
     if "cascade" in name:  # version 3: the soft cascade and what it decided
