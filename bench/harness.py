@@ -110,7 +110,8 @@ def rebelboost_source() -> str:
 def environment(threads=None, argv: list[str] | None = None) -> dict:
     """Where and how a result was measured."""
     commit = _git("rev-parse", "--short", "HEAD") or "unknown"
-    dirty = bool(_git("status", "--porcelain", "--untracked-files=no"))
+    # Results files do not count: a benchmark that rewrites its own results during the run is still clean.
+    dirty = bool(_git("status", "--porcelain", "--untracked-files=no", "--", ".", ":(exclude)bench/results"))
     return {
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "commit": commit,
