@@ -202,6 +202,15 @@ def with_tuned_hybrid(per):
     return out
 
 
+def paired_spread(per, a, b):
+    """The standard error of the mean per-split difference a - b (points), over the splits where both ran: how
+    far the difference of the means may be the splits' noise."""
+    diffs = [100 * (s[a]["error"] - s[b]["error"]) for s in per.values() if a in s and b in s]
+    if len(diffs) < 2:
+        return f"{len(diffs)} split"
+    return f"s.e. {float(np.std(diffs, ddof=1)) / np.sqrt(len(diffs)):.2f} over {len(diffs)} splits"
+
+
 def summarise(results, datasets):
     """Mean test error (%) per data set and method, and issue 22's acceptance checks on what ran."""
     lines, rows, checks = [], [], {"hybrid_close": 0, "hybrid_best": 0, "default_close": [], "standard_close": 0,
@@ -223,7 +232,9 @@ def summarise(results, datasets):
         for learner in ("similarity", "hybrid"):
             if f"{learner} default" in mean:
                 long_run = hybrid if learner == "hybrid" else mean[learner]
-                checks["default_close"].append(f"{name} {learner}: {mean[f'{learner} default'] - long_run:+.2f}")
+                validated = ("hybrid tuned" if "hybrid tuned" in mean else "hybrid") if learner == "hybrid" else learner
+                checks["default_close"].append(f"{name} {learner}: {mean[f'{learner} default'] - long_run:+.2f} "
+                                               f"({paired_spread(per, f'{learner} default', validated)})")
         peers = [mean[m] for m in standard if m in mean]
         if peers and "REBEL validated" in mean:
             ours = mean["REBEL validated"]
@@ -235,7 +246,8 @@ def summarise(results, datasets):
                   f"better family on {checks['hybrid_close']}, better than both on {checks['hybrid_best']}; "
                   f"REBEL validated within 1 point of the best standard method on {checks['standard_close']}, lowest mean "
                   f"on {checks['standard_lowest']}.",
-              "Defaults minus their validated long run (points): " + "; ".join(checks["default_close"])]
+              "Defaults minus their validated long run (points; in brackets the standard error of the per-split "
+              "differences' mean): " + "; ".join(checks["default_close"])]
     return lines
 
 
