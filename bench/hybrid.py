@@ -14,7 +14,8 @@ learners included, is made on the validation quarter and the test quarter is sco
                   tree_penalty {0, 1, 10, 1e9} (docs/guide/similarity.md "The tree penalty"); the
                   acceptance checks use it where it exists
   REBEL validated (derived) per split the one of "trees", "similarity" and "hybrid tuned" ("hybrid" where
-                  it is missing) with the lowest validation error, the first in that order on ties: what a
+                  it is missing) with the lowest validation error; on ties the lower validation log loss at
+                  the chosen stage where every family recorded it, else the first in that order: what a
                   user who validates the weak learner gets; the check against the best standard method
                   uses it (not the REBEL row with the lowest mean test error, which picks on the test set)
   similarity/hybrid default
@@ -52,6 +53,7 @@ import warnings
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.metrics import log_loss
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.neural_network import MLPClassifier
 from sklearn.pipeline import make_pipeline
@@ -101,7 +103,8 @@ def rebel_on_validation(d, options, make):
             best = (val[T - 1], option, T, clf, seconds)
     val, option, T, clf, seconds = best
     result = {"error": error(clf, Xte, yte, n_iter=T), "validation_error": float(val), "choice": f"{option}, T={T}",
-              "fit_seconds": seconds, "tuning_seconds": total, "n_learners": T}
+              "fit_seconds": seconds, "tuning_seconds": total, "n_learners": T,
+              "validation_log_loss": float(log_loss(yva, clf.predict_proba(Xva, n_iter=T), labels=clf.classes_))}
     if clf.weak_learner == "hybrid":
         result["similarity_share"] = float(np.mean(clf.fit_info_["learner"][:T]))
     return result
@@ -184,6 +187,14 @@ def standard_methods(d):
 REBEL_FAMILIES = ("trees", "similarity", "hybrid tuned")  # "REBEL validated" picks among them, in this order on ties
 
 
+def tie_break(family, method):
+    """Among families of equal validation error: the lower validation log loss where every family recorded one
+    (runs from 2026-11-29 10:30 UTC on), else the order of REBEL_FAMILIES."""
+    if all("validation_log_loss" in result for result in family.values()):
+        return (family[method]["validation_log_loss"], REBEL_FAMILIES.index(method))
+    return (0.0, REBEL_FAMILIES.index(method))
+
+
 def with_tuned_hybrid(per):
     """The splits of one data set with the derived rows added: "hybrid tuned" where both hybrid rows ran (the
     one with the lower validation error, "hybrid" on ties, as one grid over both would pick), and "REBEL
@@ -197,7 +208,7 @@ def with_tuned_hybrid(per):
         family = {m: out[seed].get(m) for m in REBEL_FAMILIES}
         family["hybrid tuned"] = family["hybrid tuned"] or out[seed].get("hybrid")
         if all(family.values()):
-            best = min(REBEL_FAMILIES, key=lambda m: (family[m]["validation_error"], REBEL_FAMILIES.index(m)))
+            best = min(REBEL_FAMILIES, key=lambda m: (family[m]["validation_error"], tie_break(family, m)))
             out[seed]["REBEL validated"] = {**family[best], "choice": f"{best}: {family[best]['choice']}"}
     return out
 
