@@ -63,14 +63,21 @@ def curves(X, y, seed, learners):
 
 
 def watch(curve, patience, late_ties):
-    """(stop, best): the 0-based stage at which early stopping on `curve` stops and the best stage it keeps."""
-    best_value, best = np.inf, 0
+    """(stop, best): the 0-based stage at which early stopping on `curve` stops and the best stage it keeps,
+    by the estimator's rule (rebelboost._monitor.TrainingMonitor): the patience counts from the last stage
+    that beat the best by more than `tol` (or, late_ties, equalled it); the kept stage is the lowest value up
+    to the stop, the first such (the latest with late_ties)."""
+    tol = REBELClassifier().tol
+    best_value, counted_from, stop = np.inf, 0, len(curve) - 1
     for t, value in enumerate(curve):
-        if value < best_value or (late_ties and value <= best_value):
-            best_value, best = value, t
-        elif t - best >= patience:
-            return t, best
-    return len(curve) - 1, best
+        if value < best_value - tol or (late_ties and value <= best_value):
+            counted_from = t
+        best_value = min(best_value, value)
+        if t - counted_from >= patience:
+            stop = t
+            break
+    seen = curve[:stop + 1]
+    return stop, latest_lowest(seen) if late_ties else int(np.argmin(seen))
 
 
 def latest_lowest(values):
