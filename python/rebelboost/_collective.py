@@ -17,15 +17,19 @@ instead of a call to the actor's worker and its answer, and no worker receives W
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
+from contextlib import contextmanager
 
 import numpy as np
-from distributed import get_worker
+from distributed import Lock, get_worker
 from distributed.protocol import to_serialize
 from distributed.utils import sync
 
 _PUT = "rebelboost_allreduce_put"
 _POLL_SECONDS = 1.0
+
+logger = logging.getLogger("rebelboost.dask")
 
 
 class DaskFitError(RuntimeError):
@@ -91,11 +95,39 @@ def install_mailbox(dask_worker=None):
         dask_worker.handlers[_PUT] = dask_worker._rebelboost_mailbox.put
 
 
-def abort_fit(fit, reason, dask_worker=None):
-    """Run on a worker (``client.run``): every rank of `fit` waiting there raises DaskFitError(reason)."""
+async def abort_fit(fit, reason, dask_worker=None):
+    """Run on a worker (``client.run``): every rank of `fit` waiting there raises DaskFitError(reason).
+    A coroutine, so that the client need not wait for it (``client.run(..., wait=False)`` runs only those)."""
     mailbox = getattr(dask_worker, "_rebelboost_mailbox", None)
     if mailbox is not None:
         mailbox.abort(fit, reason)
+
+
+@contextmanager
+def exclusive_workers(client, addresses):
+    """Hold a lock for each worker of a fit, taken in address order, while its ranks run.
+
+    Every rank of a fit must run at once: each waits for all the others at every reduction. Two fits sharing
+    workers could otherwise each hold a worker's thread that the other's rank is queued behind, and both
+    would wait until the backstop timeout. Taking the locks in one order for every fit rules that circular
+    wait out. A rank uses all its worker's threads (``n_jobs=None``), so fits that share a worker run one
+    after the other; fits on disjoint workers still run side by side (docs/distributed.md, "Faults and
+    awkward layouts")."""
+    held = []
+    try:
+        for address in sorted(addresses):
+            lock = Lock(f"rebelboost-worker-{address}", scheduler_rpc=client.scheduler, loop=client.loop)
+            if not lock.acquire(timeout=1.0):
+                logger.info("waiting for another rebelboost fit to finish on %s", address)
+                lock.acquire()
+            held.append(lock)
+        yield
+    finally:
+        for lock in reversed(held):
+            try:
+                lock.release()
+            except Exception:  # noqa: BLE001 - the scheduler is gone: its locks went with it
+                pass
 
 
 class PeerReducer:
@@ -107,6 +139,7 @@ class PeerReducer:
         self.mailbox = self.worker._rebelboost_mailbox
         self.fit, self.rank, self.addresses, self.timeout = fit, rank, list(addresses), timeout
         self.seq = 0
+        self.failure = None  # the error that ended a reduction: the core raises it again as RuntimeError
         self.bytes_sent = self.bytes_received = 0
         self.seconds = 0.0
 
@@ -114,7 +147,11 @@ class PeerReducer:
         start = time.perf_counter()
         values = np.ascontiguousarray(values, dtype=np.int64)
         combine = np.add if op == "sum" else np.maximum
-        result = sync(self.worker.loop, self._allreduce, values, combine)
+        try:
+            result = sync(self.worker.loop, self._allreduce, values, combine)
+        except BaseException as e:
+            self.failure = e
+            raise
         self.seq += 1
         self.seconds += time.perf_counter() - start
         return result

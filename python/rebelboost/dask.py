@@ -42,7 +42,7 @@ except ImportError as e:  # pragma: no cover - the optional extra is missing
 from sklearn.utils.validation import check_is_fitted
 
 from rebelboost import _core
-from rebelboost._collective import DaskFitError, PeerReducer, abort_fit, install_mailbox
+from rebelboost._collective import DaskFitError, PeerReducer, abort_fit, exclusive_workers, install_mailbox
 from rebelboost._monitor import TrainingMonitor
 from rebelboost._validation import check_eval_sets
 from rebelboost.adaboost import AdaBoostClassifier
@@ -122,6 +122,10 @@ def _fit_part(rank, fit, addresses, X_blocks, y_blocks, w_blocks, offsets, spec,
             reducer=reducer, bin_edges=spec["edges"], global_rows=rows, **core)
     except ValueError as e:
         raise ValueError(_global_row_message(str(e), rows)) from None
+    except RuntimeError:
+        if reducer.failure is not None:  # the cluster's fault (a peer gone, an abort), not this rank's data
+            raise reducer.failure from None
+        raise
     finally:
         reducer.close()
     if error is not None:
@@ -366,21 +370,22 @@ class _DaskMixin:
             assigned[addr] = assigned.get(addr, 0) + X.chunks[0][i]
             by_worker.setdefault(addr, []).append(i)
         ranks = sorted(by_worker)
-        client.run(install_mailbox, workers=ranks)
-        fit = f"fit-{uuid.uuid4().hex}"
-        futures = []
-        for rank, addr in enumerate(ranks):
-            blocks = by_worker[addr]
-            futures.append(client.submit(
-                _fit_part, rank, fit, ranks, [keys[X_keys[i]] for i in blocks], [keys[y_keys[i]] for i in blocks],
-                [keys[w_keys[i]] for i in blocks] if w is not None else [], [int(offsets[i]) for i in blocks],
-                spec, eval_parts, workers=[addr], allow_other_workers=False, pure=False, retries=0))
-        try:
-            results = self._watch(client, futures, watched, (fit, ranks))
-        finally:
-            for f in futures:
-                if not f.done():
-                    f.cancel()
+        with exclusive_workers(client, ranks):  # no two fits wait for each other's threads
+            client.run(install_mailbox, workers=ranks)
+            fit = f"fit-{uuid.uuid4().hex}"
+            futures = []
+            for rank, addr in enumerate(ranks):
+                blocks = by_worker[addr]
+                futures.append(client.submit(
+                    _fit_part, rank, fit, ranks, [keys[X_keys[i]] for i in blocks], [keys[y_keys[i]] for i in blocks],
+                    [keys[w_keys[i]] for i in blocks] if w is not None else [], [int(offsets[i]) for i in blocks],
+                    spec, eval_parts, workers=[addr], allow_other_workers=False, pure=False, retries=0))
+            try:
+                results = self._watch(client, futures, watched, (fit, ranks))
+            finally:
+                for f in futures:
+                    if not f.done():
+                        f.cancel()
         per_rank = [r["stats"] for r in results]
         stats = {"workers": len(ranks), "rows_per_worker": [r["rows"] for r in per_rank], "per_rank": per_rank,
                  "reductions": per_rank[0]["reductions"], "bytes_in": sum(r["bytes_received"] for r in per_rank)}

@@ -234,22 +234,75 @@ def test_pickle_and_load(client, tmp_path):
     np.testing.assert_array_equal(loaded.predict(X), ref.predict(X))
 
 
-def test_two_fits_at_once(client, tmp_path):
+def test_fits_at_once_never_wait_for_each_other(client, monkeypatch):
+    """Four fits on the same three one-thread workers, three times over. Each rank waits for all its fit's
+    ranks, so without the workers' locks two fits can each hold a thread the other's rank is queued behind
+    (seen in CI: a 600 s stall). The backstop is cut to 20 s so that such a stall fails the test quickly."""
+    monkeypatch.setattr(DaskAdaBoostClassifier, "_timeout", lambda self: 20.0)
     X, y = data(seed=16)
     Xd, yd = on_workers(client, X, (300, 500, 400), 3), on_workers(client, y, (300, 500, 400), 3)
-    models = [None, None]
+    depths = [1, 2, 3, 4]
+    for _ in range(3):
+        models = {}
 
-    def fit(i):
-        models[i] = DaskAdaBoostClassifier(client=client, n_estimators=10, max_depth=2 + i).fit(Xd, yd)
+        def fit(depth):
+            try:
+                models[depth] = DaskAdaBoostClassifier(client=client, n_estimators=10, max_depth=depth).fit(Xd, yd)
+            except Exception as e:  # noqa: BLE001 - the error is the outcome
+                models[depth] = e
 
-    threads = [threading.Thread(target=fit, args=(i,)) for i in range(2)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    for i in range(2):
-        ref = rebelboost.AdaBoostClassifier(n_estimators=10, max_depth=2 + i).fit(X, y)
-        assert models[i].to_local()._model.to_bytes() == ref._model.to_bytes()
+        threads = [threading.Thread(target=fit, args=(d,)) for d in depths]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        for depth in depths:
+            assert not isinstance(models[depth], Exception), models[depth]
+            ref = rebelboost.AdaBoostClassifier(n_estimators=10, max_depth=depth).fit(X, y)
+            assert models[depth].to_local()._model.to_bytes() == ref._model.to_bytes()
+
+
+def _break_training(dask_worker=None):
+    """On one worker: the core's train raises at once, as a rank that ran out of memory would."""
+    import rebelboost.dask as module
+
+    class Broken:
+        def __init__(self, core):
+            self.core = core
+
+        def __getattr__(self, name):
+            return getattr(self.core, name)
+
+        def train(self, *args, **kwargs):
+            raise MemoryError("simulated: the rank ran out of memory")
+
+    module._core = Broken(module._core)
+
+
+def _mend_training(dask_worker=None):
+    import rebelboost.dask as module
+
+    module._core = getattr(module._core, "core", module._core)
+
+
+def test_a_failed_rank_frees_the_other_ranks_at_once(client):
+    """A rank that fails by itself (not the cluster): the client aborts the rest, whose threads are free for
+    the next task within seconds, not after the 600 s backstop."""
+    X, y = data(seed=19)
+    Xd, yd = on_workers(client, X, (600, 600), 2), on_workers(client, y, (600, 600), 2)
+    distributed.wait([Xd, yd])
+    holders = sorted({a for held in client.who_has(distributed.futures_of(Xd)).values() for a in held})
+    assert len(holders) == 2  # two ranks
+    survivor, victim = holders
+    client.run(_break_training, workers=[victim])
+    try:
+        with pytest.raises(MemoryError, match="simulated"):
+            DaskAdaBoostClassifier(client=client, n_estimators=10).fit(Xd, yd)
+        assert client.submit(lambda: 1, workers=[survivor], pure=False).result(timeout=60) == 1
+    finally:
+        client.run(_mend_training, workers=[victim])
+    est = DaskAdaBoostClassifier(client=client, n_estimators=4).fit(Xd, yd)
+    assert est.to_local()._model.to_bytes() == rebelboost.AdaBoostClassifier(n_estimators=4).fit(X, y)._model.to_bytes()
 
 
 def test_parameters_are_checked_by_the_local_rules(client):
