@@ -44,7 +44,7 @@ def kill_mid_fit(victim_index, X, y):
         thread = threading.Thread(target=fit)
         thread.start()
         time.sleep(4.0)  # the ranks are training
-        victim = sorted(client.scheduler_info(n_workers=-1)["workers"])[victim_index]
+        victim = sorted(client.sync(client.scheduler.identity)["workers"])[victim_index]
         pid = client.run(os.getpid, workers=[victim])[victim]
         killed = time.monotonic()
         os.kill(pid, signal.SIGKILL)

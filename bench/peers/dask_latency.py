@@ -161,7 +161,7 @@ def main(argv=None):
     rows = {}
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster, \
             Client(cluster) as client:
-        workers = sorted(client.scheduler_info(n_workers=-1)["workers"])
+        workers = sorted(client.sync(client.scheduler.identity)["workers"])
         echo_actor = client.submit(Echo, actor=True, workers=[workers[0]]).result()
         client.run(install_mailbox)
         for label, n in SIZES.items():

@@ -90,9 +90,9 @@ def main(argv=None):
     with dask.config.set(config), LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                                memory_limit=args.limit, dashboard_address=":0") as cluster, \
             Client(cluster) as client:
-        limit = next(iter(client.scheduler_info(n_workers=-1)["workers"].values()))["memory_limit"]
+        limit = next(iter(client.sync(client.scheduler.identity)["workers"].values()))["memory_limit"]
         sizes = (args.rows // 2, args.rows - args.rows // 2)
-        workers = sorted(client.scheduler_info(n_workers=-1)["workers"])
+        workers = sorted(client.sync(client.scheduler.identity)["workers"])
         start = time.perf_counter()
         Xb, yb = [], []
         for i, (n, worker) in enumerate(zip(sizes, workers)):  # block i is made on worker i and stays there

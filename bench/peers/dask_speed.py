@@ -52,7 +52,7 @@ def persisted(client, X, y):
     load: a 2-worker fit then had one rank), so a misplaced layout is made again."""
     from distributed import futures_of, wait
 
-    workers = sorted(client.scheduler_info(n_workers=-1)["workers"])[:2]
+    workers = sorted(client.sync(client.scheduler.identity)["workers"])[:2]
     for _ in range(5):
         Xd, yd = _persist_blocks(client, X, y, workers)
         futures = futures_of(Xd) + futures_of(yd)

@@ -223,7 +223,7 @@ class _DaskMixin:
         local._validate_params()
         self._refuse_unsupported(local, eval_set)
         client = self._client()
-        watched = set(client.scheduler_info(n_workers=-1)["workers"])  # a loss of any of them stops the fit
+        watched = _live_workers(client)  # a loss of any of them stops the fit
         warm = bool(self.warm_start) and hasattr(self, "_model")
         X, names = _as_dask_matrix(X)
         chunks = X.chunks[0]
@@ -491,8 +491,15 @@ class _DaskMixin:
         return state
 
 
+def _live_workers(client):
+    """The addresses of the cluster's workers, asked of the scheduler itself. Not ``client.scheduler_info()``:
+    the client's periodic refresh can overwrite the answer before it is returned with a copy that lists no
+    worker (distributed 2026.8), which read as every worker lost (a fit failed so in the tests)."""
+    return set(client.sync(client.scheduler.identity)["workers"])
+
+
 def _lost_workers(client, watched):
-    return sorted(set(watched) - set(client.scheduler_info(n_workers=-1)["workers"]))
+    return sorted(set(watched) - _live_workers(client))
 
 
 def _gather_watching(client, futures, watched):
@@ -516,7 +523,7 @@ def _abort(client, fit, reason):
     """Stop every rank of the fit waiting at a reduction (a lost worker's ranks need no stopping)."""
     fit_id, ranks = fit
     try:
-        alive = set(client.scheduler_info(n_workers=-1)["workers"])
+        alive = _live_workers(client)
         # Not waited for: the scheduler would wait up to its connect timeout for a worker that just died.
         client.run(abort_fit, fit_id, reason, workers=[r for r in ranks if r in alive], wait=False)
     except Exception:  # noqa: BLE001 - the cluster is going away: its ranks fail on their own

@@ -50,9 +50,14 @@ def data(n=1200, d=8, classes=2, nan=True, seed=0):
     return X, y
 
 
+def live_workers(client):
+    """The workers' addresses from the scheduler (client.scheduler_info() may return a refresh listing none)."""
+    return client.sync(client.scheduler.identity)["workers"]
+
+
 def on_workers(client, array, chunks, n_workers):
     """A dask array with the given row chunks whose blocks sit on the first n_workers workers only."""
-    workers = sorted(client.scheduler_info(n_workers=-1)["workers"])[:n_workers]
+    workers = sorted(live_workers(client))[:n_workers]
     x = da.from_array(array, chunks=(chunks,) + tuple((s,) for s in array.shape[1:]))
     return client.persist(x, workers=workers)
 
@@ -336,7 +341,7 @@ def test_a_worker_lost_mid_fit_is_a_clear_error_within_seconds(tmp_path, victim)
     cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0")
     with distributed.Client(cluster) as c:
         Xd, yd = on_workers(c, X, (20000, 20000), 2), on_workers(c, y, (20000, 20000), 2)
-        victim = sorted(c.scheduler_info(n_workers=-1)["workers"])[victim]
+        victim = sorted(live_workers(c))[victim]
         outcome = {}
 
         def fit():
