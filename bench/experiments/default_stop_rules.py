@@ -14,7 +14,7 @@ and the test quarter's error. The rules (patience P learners, --patience):
   ll stop, error stage after the ll best
                    the same stop; the lowest carve error between the log loss's best stage and the stop
   error            stop once the carve's error has not improved for P learners (an equal value counts as
-                   improving, as for scoring="error"); keep its latest best stage
+                   improving, as scoring="error" counted until 2026-11-29); keep its latest best stage
   oracle           the lowest test error of any stage (no rule reaches it)
 beside the stored validated "similarity" row (bench/results/hybrid*.json: scaling and stage picked on the
 validation quarter, up to 10 000 learners, fitted on the whole training half).

@@ -14,8 +14,10 @@ logger = logging.getLogger("rebelboost")
 METRICS = ("loss", "error", "log_loss", "expected_cost")
 REGRESSION_METRICS = ("loss", "rmse", "mae")  # BoostingRegressor ("loss": the weighted mean squared error)
 # Metrics that count mistakes: equal values are common on a small validation set, and of two models with
-# the same validation error the later one has the larger training margins, so early stopping keeps the
-# latest of equal best values and counts its patience from there (docs/guide/similarity.md "Defaults").
+# the same validation error the later one has the larger training margins, so the model kept is the latest
+# of equal best values. The patience still counts from the last improvement beyond tol, for every metric: a
+# tie is no evidence that training more helps, and a validation error that sits at its best would otherwise
+# never stop a fit (docs/guide/similarity.md "Defaults").
 LATE_TIES = ("error", "expected_cost")
 _LOG_EPS = float(np.log(np.finfo(np.float64).eps))  # scikit-learn's log loss clips p to [eps, 1 - eps]
 _LOG_ONE_MINUS_EPS = float(np.log1p(-np.finfo(np.float64).eps))
@@ -120,7 +122,7 @@ class TrainingMonitor:
         stop = False
         if self.evals:
             value = evals[self.evals[0].name][self.scoring]
-            if value < self.best_value - self.tol or (self.scoring in LATE_TIES and value <= self.best_value):
+            if value < self.best_value - self.tol:
                 self.best_for_patience = k
             self.best_value = min(self.best_value, value)
             stop = self.early_stopping and k - self.best_for_patience >= self.n_iter_no_change

@@ -78,7 +78,7 @@ class REBELClassifier(BaseBoostingClassifier):
         ``SIMILARITY_PATIENCE`` (500) learners, as their validation curves fall slowly; with a number of
         learners given, no early stopping. Similarities watch the validation log loss
         (``SIMILARITY_SCORING``), hybrids the validation error (``HYBRID_SCORING``; the latest of equal
-        errors is kept). Why: docs/guide/similarity.md
+        errors is kept, the patience counts from the last lower error). Why: docs/guide/similarity.md
         "Defaults"; the rules are the parameter table's (``rebelboost._params``). Pass
         ``early_stopping=False`` to train on every row.
     max_depth : int or "auto", default="auto"

@@ -69,6 +69,22 @@ def test_recorded_metrics_match_an_independent_computation(scoring):
         assert record[k - 1] == pytest.approx(expected, rel=1e-9)
 
 
+@pytest.mark.parametrize("scoring", ["error", "expected_cost"])
+def test_a_tie_keeps_the_latest_model_but_does_not_restart_the_patience(scoring):
+    """Separable rows watched on themselves: the error falls to 0 and stays there. The fit stops
+    n_iter_no_change trees after it first reached 0 (a tie is no improvement), and keeps the latest of the
+    equal best stages; under the rule before 2026-11-29 ties restarted the patience and the fit ran to its cap."""
+    X, y = make_classification(400, 6, n_informative=4, class_sep=1.5, flip_y=0.0, random_state=3)
+    clf = AdaBoostClassifier(n_estimators=300, max_depth=2, early_stopping=True, n_iter_no_change=7,
+                             scoring=scoring).fit(X, y, eval_set=[(X, y)])
+    record = np.asarray(clf.evals_result_["valid_0"][scoring])
+    first_best = int(np.argmin(record))
+    assert record[first_best] == 0.0 and 10 < first_best + 1 < 300 - 7  # 23 here
+    assert len(record) == first_best + 1 + 7  # stopped by the patience, counted from the first 0
+    assert np.all(record[first_best:] == 0.0)
+    assert clf.best_iteration_ == clf.n_estimators_ == len(record)  # the latest of the equal best stages
+
+
 def test_rebel_expected_cost_uses_the_cost_matrix():
     X, y = noisy(n_classes=3)
     C = np.array([[0, 1, 4], [2, 0, 1], [1, 8, 0]], dtype=float)
