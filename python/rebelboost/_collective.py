@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 import time
+import weakref
 from contextlib import contextmanager
 
 import numpy as np
@@ -30,6 +32,11 @@ _PUT = "rebelboost_allreduce_put"
 _POLL_SECONDS = 1.0
 
 logger = logging.getLogger("rebelboost.dask")
+
+# One distributed.Lock per client and worker, reused by every fit: each Lock object keeps a lease-refresh
+# timer on the client's loop for as long as it lives, so a new one per fit would add timers without bound.
+_WORKER_LOCKS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_WORKER_LOCKS_GUARD = threading.Lock()
 
 
 class DaskFitError(RuntimeError):
@@ -116,7 +123,7 @@ def exclusive_workers(client, addresses):
     held = []
     try:
         for address in sorted(addresses):
-            lock = Lock(f"rebelboost-worker-{address}", scheduler_rpc=client.scheduler, loop=client.loop)
+            lock = _worker_lock(client, address)
             if not lock.acquire(timeout=1.0):
                 logger.info("waiting for another rebelboost fit to finish on %s", address)
                 lock.acquire()
@@ -128,6 +135,14 @@ def exclusive_workers(client, addresses):
                 lock.release()
             except Exception:  # noqa: BLE001 - the scheduler is gone: its locks went with it
                 pass
+
+
+def _worker_lock(client, address):
+    with _WORKER_LOCKS_GUARD:
+        locks = _WORKER_LOCKS.setdefault(client, {})
+        if address not in locks:
+            locks[address] = Lock(f"rebelboost-worker-{address}", scheduler_rpc=client.scheduler, loop=client.loop)
+        return locks[address]
 
 
 class PeerReducer:
