@@ -64,9 +64,10 @@ def curves(X, y, seed, learners):
 
 def watch(curve, patience, late_ties):
     """(stop, best): the 0-based stage at which early stopping on `curve` stops and the best stage it keeps,
-    by the estimator's rule (rebelboost._monitor.TrainingMonitor): the patience counts from the last stage
-    that beat the best by more than `tol` (or, late_ties, equalled it); the kept stage is the lowest value up
-    to the stop, the first such (the latest with late_ties)."""
+    by the estimator's rule until 2026-11-29 (rebelboost._monitor.TrainingMonitor): the patience counts from
+    the last stage that beat the best by more than `tol` (or, late_ties, equalled it: since 2026-11-29 a tie no
+    longer restarts it); the kept stage is the lowest value up to the stop, the first such (the latest with
+    late_ties)."""
     tol = REBELClassifier().tol
     best_value, counted_from, stop = np.inf, 0, len(curve) - 1
     for t, value in enumerate(curve):

@@ -51,7 +51,7 @@ def ties_restart(self, record):
         k = record["iteration"] + 1
         if value <= self.best_value:
             self.best_for_patience = k
-        if self.early_stopping and not record["replayed"] and not self.callbacks:
+        if self.early_stopping and not self.callbacks:
             return k - self.best_for_patience < self.n_iter_no_change
     return keep_going
 

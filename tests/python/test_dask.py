@@ -17,6 +17,7 @@ da = pytest.importorskip("dask.array")
 dd = pytest.importorskip("dask.dataframe")
 
 import rebelboost  # noqa: E402
+from rebelboost.dask import _live_workers as live_workers  # noqa: E402
 from rebelboost.dask import (  # noqa: E402
     DaskAdaBoostClassifier,
     DaskFitError,
@@ -48,11 +49,6 @@ def data(n=1200, d=8, classes=2, nan=True, seed=0):
     if nan:
         X[rng.random(size=X.shape) < 0.05] = np.nan
     return X, y
-
-
-def live_workers(client):
-    """The workers' addresses from the scheduler (client.scheduler_info() may return a refresh listing none)."""
-    return client.sync(client.scheduler.identity)["workers"]
 
 
 def on_workers(client, array, chunks, n_workers):
