@@ -7,8 +7,10 @@
 #include <stdexcept>
 #include <vector>
 
+#include "tree/feature_groups.hpp"
 #include "tree/histogram.hpp"
 #include "tree/impurity_bound.hpp"
+#include "tree/mass_segments.hpp"
 #include "tree/quick_driver.hpp"
 #include "util/parallel.hpp"
 
@@ -37,16 +39,6 @@ namespace {
 
 constexpr int kPackShift = 40;  // VarianceOptions::packed_t: a bin's count above bit 40, its S below
 
-// A node's rows in the order the schedule reads them (heaviest first, cut into segments: subset 0 and the
-// chunks), with their s and t. For Gini and entropy each segment lists its rows with s > 0 first, from
-// second_class[j] on those with s < 0 (any order within a segment serves: the schedule reads segments
-// whole), so each class adds to its own histogram half.
-struct OrderedRows {
-  std::vector<std::uint32_t> rows;
-  std::vector<std::int64_t> s, t;
-  std::vector<std::size_t> second_class;  // per segment
-};
-
 // The non-empty bins of one feature's rows so far, ascending: what a bound scans.
 struct BinSteps {
   int n = 0;
@@ -70,13 +62,15 @@ class ImpurityBound {
     std::int64_t unchecked = 0;  // mass added since the bound was last computed
   };
 
+  // The segments (mass_segments.hpp) list each segment's rows with s > 0 first for Gini and entropy, so
+  // that each class adds to its own histogram half.
   ImpurityBound(const data::BinnedMatrix& X, const data::BinMapper& bins, ImpurityCriterion criterion,
-                const OrderedRows& rows, const std::vector<std::int64_t>& prefix, const std::vector<std::size_t>& bounds,
-                std::int64_t* store, int n_threads, const ImpurityCache* cache, VarianceOptions variance)
+                const MassSegments& rows, std::int64_t* store, int n_threads, const ImpurityCache* cache,
+                VarianceOptions variance)
       : X_(X), bins_(bins), criterion_(criterion),
         kind_(criterion == ImpurityCriterion::kEntropy ? ImpurityKind::kEntropy : ImpurityKind::kPurity),
         classes_(criterion != ImpurityCriterion::kVariance), rows_(rows),
-        prefix_(prefix), bounds_(bounds), store_(store), cache_(cache),
+        mass_before_(rows.mass_before), bounds_(rows.bounds), store_(store), cache_(cache),
         scratch_stride_(2 * kHistBins + (cache ? 2 * (cache->rows->rows.size() + 1) : 0)),
         scratch_(static_cast<std::size_t>(util::resolve_threads(n_threads)) * scratch_stride_), results_(X.n_features),
         mass_unit_(std::ldexp(1.0, variance.mass_shift)), min_side_weight_(variance.min_side_weight),
@@ -86,24 +80,53 @@ class ImpurityBound {
   double unsplit(std::int64_t S, std::int64_t T) {
     S_ = S;
     T_ = T;
-    const double T_d = static_cast<double>(T), Q = static_cast<double>(prefix_.back()) * mass_unit_;
+    const double T_d = static_cast<double>(T), Q = static_cast<double>(mass_before_.back()) * mass_unit_;
     // The variance's errors are at most its mass Q (S^2 / W <= sum s^2 / t): T, a weight, is no scale of them.
     margin_ = 1e-9 * (criterion_ == ImpurityCriterion::kVariance ? Q : Q + T_d * (1.0 + std::log(std::max(T_d, 1.0))));
-    return base(prefix_.size() - 1) - side_score(kind_, S, T);
+    return base(bounds_.size() - 1) - side_score(kind_, S, T);
+  }
+
+  // Without a cache: subset 0 of every active feature into its histogram, features in groups
+  // (feature_groups.hpp: a row's index and value read once per group, as the full scan reads them).
+  void build_first_subsets(const std::uint8_t* active_features, int n_threads) {
+    if (cache_) return;
+    std::vector<std::size_t> features;
+    for (std::size_t f = 0; f < X_.n_features; ++f)
+      if (!active_features || active_features[f]) features.push_back(f);
+    const std::size_t F = features.size();
+    const std::size_t groups = group_count(F, kMaxGroup, static_cast<std::size_t>(n_threads));
+    util::parallel_for(static_cast<std::ptrdiff_t>(groups), n_threads, [&](std::ptrdiff_t gi) {
+      const auto g = static_cast<std::size_t>(gi);
+      FeatureGroup low, high;  // the histograms' halves
+      for (std::size_t k = g * F / groups; k < (g + 1) * F / groups; ++k) {
+        std::int64_t* h = histogram(features[k]);
+        std::fill(h, h + 2 * kHistBins, 0);
+        low.columns[low.size] = high.columns[high.size] = X_.column(features[k]);
+        low.hists[low.size++] = h;
+        high.hists[high.size++] = h + kHistBins;
+      }
+      const std::uint32_t* r = rows_.rows.data();
+      const std::int64_t* s = rows_.s.data();
+      const std::size_t end = bounds_[1];
+      if (classes_) {  // s > 0 into the low half, s < 0 into the high one
+        const std::size_t mid = rows_.second_class[0];
+        add_group_packed(low, r, mid, s, 0);
+        add_group_packed(high, r + mid, end - mid, s + mid, 0);
+        return;
+      }
+      add_group_packed(low, r, end, s, 0);
+      if (packed_t_ == 0) add_group_packed(high, r, end, rows_.t.data(), 0);
+    });
   }
 
   Bound first_subset(std::size_t f) {
     BinSteps steps;
     if (cache_) {
       cached_steps(f, steps);
-    } else {  // built in the thread's buffer (its cache lines stay close), kept in the feature's
-      Progress p{f, thread_buffer(), 0};
-      std::fill(p.h, p.h + 2 * kHistBins, 0);
-      add_rows(p, 0);
-      histogram_steps(p, steps);
-      std::copy(p.h, p.h + 2 * kHistBins, histogram(f));
+    } else {  // built by build_first_subsets()
+      histogram_steps(Progress{f, histogram(f), 0}, steps);
     }
-    return lowest_error(steps, bounds_[1]);
+    return lowest_error(steps, 1);
   }
 
   bool loses(Bound prelim, Bound best) const { return prelim > best + margin_; }
@@ -122,7 +145,7 @@ class ImpurityBound {
 
   void add(Progress& p, std::size_t j) {
     add_rows(p, j);
-    p.unchecked += prefix_[bounds_[j + 1]] - prefix_[bounds_[j]];
+    p.unchecked += mass_before_[j + 1] - mass_before_[j];
   }
 
   // A new bound after chunks 1, 2, 4, 8, ... but the last (measured faster than after every chunk), unless
@@ -132,11 +155,11 @@ class ImpurityBound {
   void refresh(Progress& p, std::size_t j, Bound& prelim, Bound best) {
     if (j + 2 >= bounds_.size() || (j & (j - 1)) != 0) return;
     if (criterion_ == ImpurityCriterion::kGini && prelim + 8.0 * static_cast<double>(p.unchecked) <= best) return;
-    if (criterion_ == ImpurityCriterion::kVariance && base(bounds_[j + 1]) <= best) return;
+    if (criterion_ == ImpurityCriterion::kVariance && base(j + 1) <= best) return;
     p.unchecked = 0;
     BinSteps steps;
     histogram_steps(p, steps);
-    prelim = lowest_error(steps, bounds_[j + 1]);
+    prelim = lowest_error(steps, j + 1);
   }
 
   bool complete(Progress& p, Bound& error) {
@@ -150,7 +173,7 @@ class ImpurityBound {
                        static_cast<std::int32_t>(p.f), min_side_weight_);
     // gini_gain = scale x (left + right - unsplit side scores): scale 1/2 for Gini and variance.
     const double scale = criterion_ == ImpurityCriterion::kEntropy ? 1.0 : 0.5;
-    error = base(prefix_.size() - 1) - side_score(kind_, S_, T_) - r.gini_gain / scale;
+    error = base(bounds_.size() - 1) - side_score(kind_, S_, T_) - r.gini_gain / scale;
     return r.found();
   }
 
@@ -161,17 +184,17 @@ class ImpurityBound {
   SplitInfo winner() const { return best_of(results_); }
 
  private:
-  // The error's term that does not depend on the split, for the first m rows: their mass (purity kind).
-  double base(std::size_t m) const {
-    return kind_ == ImpurityKind::kPurity ? static_cast<double>(prefix_[m]) * mass_unit_ : 0.0;
+  // The error's term that does not depend on the split, for the rows before cut k: their mass (purity kind).
+  double base(std::size_t k) const {
+    return kind_ == ImpurityKind::kPurity ? static_cast<double>(mass_before_[k]) * mass_unit_ : 0.0;
   }
-  // Segment j's rows (subset 0 or chunk j) into the histogram halves, by the interleaved kernel.
+  // Chunk j's rows into the histogram halves, by the interleaved kernel.
   void add_rows(Progress& p, std::size_t j) const {
     const std::uint8_t* column = X_.column(p.f);
     const std::size_t begin = bounds_[j], end = bounds_[j + 1];
     const std::uint32_t* r = rows_.rows.data();
     const std::int64_t* s = rows_.s.data();
-    if (classes_) {  // the segment's rows with s > 0, then those with s < 0
+    if (classes_) {  // the chunk's rows with s > 0, then those with s < 0
       const std::size_t mid = rows_.second_class[j];
       accumulate_gather(column, r + begin, s + begin, mid - begin, p.h);
       accumulate_gather(column, r + mid, s + mid, end - mid, p.h + kHistBins);
@@ -257,12 +280,13 @@ class ImpurityBound {
     }
   }
 
-  // A lower bound on the error of every split of the feature on the whole node, from the first m rows'
-  // steps: the completed bound (impurity_bound.hpp) for Gini and entropy, the rows' own for the variance.
-  double lowest_error(const BinSteps& steps, std::size_t m) const {
+  // A lower bound on the error of every split of the feature on the whole node, from the steps of the rows
+  // before cut k: the completed bound (impurity_bound.hpp) for Gini and entropy, the rows' own for the
+  // variance.
+  double lowest_error(const BinSteps& steps, std::size_t k) const {
     double ls[kHistBins + 1], lt[kHistBins + 1];
     const PrefixCandidates c = candidates(steps, ls, lt);
-    if (criterion_ == ImpurityCriterion::kVariance) return base(m) - highest_purity(c);
+    if (criterion_ == ImpurityCriterion::kVariance) return base(k) - highest_purity(c);
     // The unread rows' class masses: the node's sums less the rows read (t = |s| per row: both even).
     std::int64_t read_s = steps.missing_s, read_t = steps.missing_t;
     for (int i = 0; i < steps.n; ++i) {
@@ -312,8 +336,8 @@ class ImpurityBound {
   ImpurityCriterion criterion_;
   ImpurityKind kind_;
   bool classes_;  // Gini or entropy: s = +-t per row
-  const OrderedRows& rows_;
-  const std::vector<std::int64_t>& prefix_;
+  const MassSegments& rows_;
+  const std::vector<std::int64_t>& mass_before_;  // per cut: the mass read before it
   const std::vector<std::size_t>& bounds_;
   std::int64_t* store_;
   const ImpurityCache* cache_;
@@ -322,7 +346,7 @@ class ImpurityBound {
   std::vector<SplitInfo> results_;
   std::int64_t S_ = 0, T_ = 0;  // the node's sums
   double margin_ = 0.0;
-  double mass_unit_;               // 2^mass_shift: a unit of prefix_ in the errors' units (Gini, entropy: 1)
+  double mass_unit_;               // 2^mass_shift: a unit of mass_before_ in the errors' units (Gini, entropy: 1)
   std::int64_t min_side_weight_;   // the variance's least side weight (VarianceOptions)
   std::int64_t packed_t_;          // > 0: bins hold count 2^kPackShift + S (VarianceOptions)
 };
@@ -334,20 +358,13 @@ SplitInfo quick_impurity_split(const data::BinnedMatrix& X, const data::BinMappe
                                const std::int64_t* mass, int n_threads, const QuickParams& params, QuickWork& work,
                                const std::uint8_t* active_features, const ImpurityCache* cache,
                                std::vector<std::int64_t>* histograms, VarianceOptions variance) {
-  // Rows heaviest first by mass, cached rows apart (subset 0). Rows without mass have s = 0, t >= 0 (only
-  // the variance's weight W, which they add to the bound's and the full search's sums alike): they come last.
-  const std::uint8_t* cached = cache ? cache->rows->member.data() : nullptr;
-  std::vector<std::uint32_t> ordered;
-  std::vector<std::int64_t> masses;
-  order_by_weight(rows, n, mass, ordered, masses, cached);
+  // Subset 0 and the chunks (the cached rows, when given, are subset 0 instead). Rows without mass have
+  // s = 0, t >= 0 (only the variance's weight W, which they add to the bound's and the full search's sums
+  // alike): they come last.
   std::int64_t S = 0, T = 0;
   for (std::size_t i = 0; i < n; ++i) {
     S += s[rows[i]];
     T += t[rows[i]];
-    if (mass[rows[i]] == 0 && t[rows[i]] != 0 && !(cached && cached[rows[i]])) {
-      ordered.push_back(rows[i]);
-      masses.push_back(0);
-    }
   }
   std::int64_t cached_mass = 0;
   std::size_t cached_in_node = 0;
@@ -355,10 +372,19 @@ SplitInfo quick_impurity_split(const data::BinnedMatrix& X, const data::BinMappe
     cached_mass += cache->mass[i];
     cached_in_node += cache->t[i] != 0 || cache->s[i] != 0;
   }
-  std::vector<std::int64_t> prefix(ordered.size() + 1, cached_mass);
-  for (std::size_t i = 0; i < ordered.size(); ++i) prefix[i + 1] = prefix[i] + masses[i];
-  const std::vector<std::size_t> bounds =
-      chunk_bounds(prefix, cache ? 0 : first_subset_end(prefix, params.eta), params.n_chunks);
+  if (criterion != ImpurityCriterion::kVariance) variance = {};
+  if (cache) variance.packed_t = 0;
+  SegmentOptions options;
+  options.eta = params.eta;
+  options.n_chunks = params.n_chunks;
+  options.first_empty = cache != nullptr;
+  options.mass_before_first = cached_mass;
+  options.split_sign = criterion != ImpurityCriterion::kVariance;
+  options.with_t = criterion == ImpurityCriterion::kVariance && variance.packed_t == 0;
+  options.s_offset = variance.packed_t != 0 ? std::int64_t{1} << kPackShift : 0;
+  const MassSegments segments =
+      segment_by_mass(rows, n, s, t, mass, cache ? cache->rows->member.data() : nullptr, options);
+  const std::vector<std::size_t>& bounds = segments.bounds;
   const std::size_t n_features = X.n_features;
   std::size_t n_active = n_features;
   if (active_features) n_active = static_cast<std::size_t>(std::count(active_features, active_features + n_features, 1));
@@ -366,28 +392,12 @@ SplitInfo quick_impurity_split(const data::BinnedMatrix& X, const data::BinMappe
   std::vector<std::int64_t> local;
   std::vector<std::int64_t>& store = histograms ? *histograms : local;
   if (store.size() < n_features * 2 * kHistBins) store.resize(n_features * 2 * kHistBins);
-  if (criterion != ImpurityCriterion::kVariance) variance = {};
-  if (cache) variance.packed_t = 0;
-  OrderedRows segments;
-  segments.rows.reserve(ordered.size());
-  for (std::size_t j = 0; j + 1 < bounds.size(); ++j) {
-    for (int pass = 0; pass < 2; ++pass) {  // Gini and entropy: s > 0, then s < 0; the variance: one pass
-      if (pass == 1) segments.second_class.push_back(segments.rows.size());
-      for (std::size_t i = bounds[j]; i < bounds[j + 1]; ++i) {
-        const std::uint32_t r = ordered[i];
-        const bool take = criterion == ImpurityCriterion::kVariance ? pass == 0 : (s[r] > 0) == (pass == 0);
-        if (!take) continue;
-        segments.rows.push_back(r);
-        segments.s.push_back(variance.packed_t != 0 ? (std::int64_t{1} << kPackShift) + s[r] : s[r]);
-        if (criterion == ImpurityCriterion::kVariance && variance.packed_t == 0) segments.t.push_back(t[r]);
-      }
-    }
-  }
-  ImpurityBound c(X, bins, criterion, segments, prefix, bounds, store.data(), n_threads, cache, variance);
+  ImpurityBound c(X, bins, criterion, segments, store.data(), n_threads, cache, variance);
   const double unsplit = c.unsplit(S, T);
   const std::size_t first_rows = bounds[1] + (cache ? cache->rows->rows.size() : 0);
-  run_quick_schedule(c, bounds, n_features, active_features, n_threads,
-                     util::threads_for(first_rows * n_features * 2, n_threads), unsplit, work);
+  const int first_threads = util::threads_for(first_rows * n_features * 2, n_threads);
+  c.build_first_subsets(active_features, first_threads);
+  run_quick_schedule(c, bounds, n_features, active_features, n_threads, first_threads, unsplit, work);
   return c.winner();
 }
 

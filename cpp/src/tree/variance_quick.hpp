@@ -56,6 +56,7 @@ class VarianceQuick {
   QuickMode mode_;
   QuickParams params_;
   QuickChooser chooser_;
+  std::vector<double> quotients_;         // s^2 / t of a searched leaf's rows, by position
   std::vector<std::int64_t> mass_;        // per row (only a searched leaf's rows are set)
   std::vector<std::int64_t> sample_;      // choose(): masses of a strided sample of rows
   std::vector<std::uint32_t> sample_rows_;
