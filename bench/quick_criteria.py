@@ -9,6 +9,11 @@ the hard one T-shirt vs Shirt (it stays spread).
 The variance criterion ("variance") is BoostingRegressor's (learning_rate 0.1), on regression tasks:
 - sparse spikes (easy): 100 000 rows of 200 uniform features; y is a sum of 4 rare steps (3 % of the rows
   each) of 4 features, without noise, so the squared residuals stay on few rows and a split explains much;
+  but each step falls inside a bin, whose rows no split separates, and after some tens of trees those rows
+  hold most of the squared residual while a split explains little of it;
+- integer spikes (easy, exact): the same steps on 200 integer features of 100 values each (a bin per value,
+  as counts and codes have), so every step falls between two bins: the stumps fit the target exactly and
+  each tree's best split explains all of what is left;
 - Trouser vs Bag as a 0/1 target: the residuals concentrate on the rows near the boundary, but late splits
   explain under 1 % of a node's error;
 - make_friedman1 with 95 noise features and noise 1 (hard): the residuals stay spread.
@@ -46,6 +51,13 @@ def sparse_spikes(n=100_000, n_features=200, seed=0):
     rng = np.random.default_rng(seed)
     X = rng.random((n, n_features)).astype(np.float32)
     y = 10.0 * (X[:, 0] > 0.97) + 7.0 * (X[:, 1] > 0.97) - 5.0 * (X[:, 2] > 0.97) + 4.0 * (X[:, 3] < 0.03)
+    return X, y
+
+
+def integer_spikes(n=100_000, n_features=200, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 100, size=(n, n_features)).astype(np.float32)
+    y = 10.0 * (X[:, 0] >= 97) + 7.0 * (X[:, 1] >= 97) - 5.0 * (X[:, 2] >= 97) + 4.0 * (X[:, 3] < 3)
     return X, y
 
 
@@ -103,6 +115,8 @@ def main(argv=None):
     if "variance" in criteria:
         tasks += [("sparse spikes (easy)", sparse_spikes(), 1, ["variance"]),
                   ("sparse spikes (easy)", sparse_spikes(), 3, ["variance"]),
+                  ("integer spikes (easy, exact)", integer_spikes(), 1, ["variance"]),
+                  ("integer spikes (easy, exact)", integer_spikes(), 3, ["variance"]),
                   ("Trouser vs Bag, 0/1 target", pair(1, 8), 1, ["variance"]),
                   ("friedman1 + 95 noise features (hard)", friedman_noise(), 3, ["variance"])]
     rows = []
