@@ -2,7 +2,6 @@
 #include "tree/variance_grower.hpp"
 
 #include <algorithm>
-#include <ctime>
 #include <numeric>
 
 #include "tree/feature_groups.hpp"
@@ -161,7 +160,7 @@ void VarianceGrower::left_sums(const std::int64_t* h, const SplitInfo& split, Le
 RegressionTree VarianceGrower::grow(const std::int64_t* s, const std::int64_t* t, int max_depth,
                                     std::int64_t min_leaf_weight, const std::uint8_t* active_features,
                                     const UniformRows* uniform) {
-  const std::clock_t begin = std::clock();  // process CPU time: a busy machine's preemptions do not count
+  const double begin = util::thread_cpu_seconds();  // neither preemptions nor spinning workers count
   search_s_ = s;
   search_t_ = t;
   RegressionTree tree;
@@ -172,7 +171,7 @@ RegressionTree VarianceGrower::grow(const std::int64_t* s, const std::int64_t* t
     open = split_layer(open, layer_ + 1 == max_depth, min_leaf_weight, active_features, tree, finished);
   finished.insert(finished.end(), open.begin(), open.end());
   finish(tree, finished);
-  quick_.record(tree.quick_nodes > 0, static_cast<double>(std::clock() - begin) / CLOCKS_PER_SEC);
+  quick_.record(tree.quick_nodes > 0, util::thread_cpu_seconds() - begin);
   return tree;
 }
 

@@ -44,6 +44,18 @@ struct StageTimes {
   double process_cpu = 0.0;
 };
 
+// CPU seconds of the calling thread (wall seconds where the platform has no such clock): a cost that a
+// busy machine's preemptions do not inflate, nor threads that spin while they wait (OMP_WAIT_POLICY's
+// default), as the process's CPU time is. The calling thread takes part in every parallel region it opens,
+// so this follows the wall time of its work.
+inline double thread_cpu_seconds() {
+#if defined(CLOCK_THREAD_CPUTIME_ID)
+  timespec ts{};
+  if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0) return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+#endif
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
 // Charges the time since the last switch to the stage that was in progress, so the stages partition the
 // clock's lifetime: a nested stage's time is not also counted in the stage it interrupted. Use it on one
 // thread, outside parallel regions; a switch reads three clocks (about a microsecond in all).
