@@ -73,8 +73,9 @@ std::vector<std::size_t> cuts(const RankTable& ranks, const SegmentOptions& opti
 
 }  // namespace
 
-MassSegments segment_by_mass(const std::uint32_t* rows, std::size_t n, const std::int64_t* s, const std::int64_t* t,
-                             const std::int64_t* mass, const std::uint8_t* skip, const SegmentOptions& options) {
+void segment_by_mass(const std::uint32_t* rows, std::size_t n, const std::int64_t* s, const std::int64_t* t,
+                     const std::int64_t* mass, const std::uint8_t* skip, const SegmentOptions& options,
+                     MassSegments& out) {
   RankTable ranks;
   for (std::size_t i = 0; i < n; ++i) {
     const std::uint32_t r = rows[i];
@@ -84,7 +85,6 @@ MassSegments segment_by_mass(const std::uint32_t* rows, std::size_t n, const std
     ranks.mass[k] += mass[r];
   }
   ranks.finish();
-  MassSegments out;
   out.bounds = cuts(ranks, options);
   const std::size_t n_segments = out.bounds.size() - 1;
   // Each listed row's place: its rank's next position in reading order gives its segment; inside the
@@ -98,7 +98,7 @@ MassSegments segment_by_mass(const std::uint32_t* rows, std::size_t n, const std
   std::vector<std::int64_t> segment_mass(n_segments, 0);
   out.rows.resize(ranks.listed);
   out.s.resize(ranks.listed);
-  if (options.with_t) out.t.resize(ranks.listed);
+  out.t.resize(options.with_t ? ranks.listed : 0);
   for (std::size_t i = 0; i < n; ++i) {
     const std::uint32_t r = rows[i];
     const int k = rank_of(r, t, mass, skip);
@@ -115,7 +115,6 @@ MassSegments segment_by_mass(const std::uint32_t* rows, std::size_t n, const std
   out.second_class = front;
   out.mass_before.assign(1, options.mass_before_first);
   for (std::size_t j = 0; j < n_segments; ++j) out.mass_before.push_back(out.mass_before.back() + segment_mass[j]);
-  return out;
 }
 
 }  // namespace rebelboost::tree

@@ -40,10 +40,12 @@ struct SegmentOptions {
   std::int64_t s_offset = 0;        // added to every listed s (the variance's packing)
 };
 
-// The rows of a node (rows[0..n)) cut into segments. Rows with skip[row] != 0 (optional) and rows with
-// mass 0 and t = 0 are left out (they change no sum); rows with mass 0 and t != 0 (the variance's weight
-// alone) go to the last chunk. mass[row] >= 0 and their sum below 2^62.
-MassSegments segment_by_mass(const std::uint32_t* rows, std::size_t n, const std::int64_t* s, const std::int64_t* t,
-                             const std::int64_t* mass, const std::uint8_t* skip, const SegmentOptions& options);
+// The rows of a node (rows[0..n)) cut into segments, into `out` (its buffers reused: a pruned pass keeps
+// one across nodes, so a node costs no allocation). Rows with skip[row] != 0 (optional) and rows with mass
+// 0 and t = 0 are left out (they change no sum); rows with mass 0 and t != 0 (the variance's weight alone)
+// go to the last chunk. mass[row] >= 0 and their sum below 2^62.
+void segment_by_mass(const std::uint32_t* rows, std::size_t n, const std::int64_t* s, const std::int64_t* t,
+                     const std::int64_t* mass, const std::uint8_t* skip, const SegmentOptions& options,
+                     MassSegments& out);
 
 }  // namespace rebelboost::tree

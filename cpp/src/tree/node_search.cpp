@@ -223,7 +223,7 @@ SplitInfo PrunedSearch::search_impurity(const std::uint32_t* rows, std::size_t n
   }
   const ImpurityCriterion c = criterion_ == Criterion::kGini ? ImpurityCriterion::kGini : ImpurityCriterion::kEntropy;
   return quick_impurity_split(X_, bins_, c, rows, n_rows, q, abs_q_.data(), abs_q_.data(), n_threads_, params, work,
-                              active_features, cached ? &cache : nullptr, &scratch_.class_hists);
+                              active_features, cached ? &cache : nullptr, &impurity_scratch_);
 }
 
 RootSplit PrunedSearch::root(const std::int64_t* v, std::size_t K, const std::vector<std::size_t>& class_begin,

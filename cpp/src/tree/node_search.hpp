@@ -9,6 +9,7 @@
 #include "data/bin_mapper.hpp"
 #include "data/binned_matrix.hpp"
 #include "tree/multiclass_split.hpp"
+#include "tree/quick_impurity.hpp"
 #include "tree/quick_prune.hpp"
 #include "tree/split.hpp"
 
@@ -110,6 +111,7 @@ class PrunedSearch {
   Criterion criterion_;
   QuickChooser chooser_[2];
   QuickScratch scratch_;
+  ImpurityScratch impurity_scratch_;  // Gini's and entropy's pruned pass
   HeavyRows heavy_;
   const std::uint32_t* leaf_of_row_ = nullptr;
   std::vector<std::uint32_t> identity_rows_;   // 0..n-1

@@ -358,7 +358,9 @@ SplitInfo quick_impurity_split(const data::BinnedMatrix& X, const data::BinMappe
                                const std::uint32_t* rows, std::size_t n, const std::int64_t* s, const std::int64_t* t,
                                const std::int64_t* mass, int n_threads, const QuickParams& params, QuickWork& work,
                                const std::uint8_t* active_features, const ImpurityCache* cache,
-                               std::vector<std::int64_t>* histograms, VarianceOptions variance) {
+                               ImpurityScratch* scratch, VarianceOptions variance) {
+  ImpurityScratch local;
+  ImpurityScratch& work_memory = scratch ? *scratch : local;
   // Subset 0 and the chunks (the cached rows, when given, are subset 0 instead). Rows without mass have
   // s = 0, t >= 0 (only the variance's weight W, which they add to the bound's and the full search's sums
   // alike): they come last.
@@ -383,15 +385,14 @@ SplitInfo quick_impurity_split(const data::BinnedMatrix& X, const data::BinMappe
   options.split_sign = criterion != ImpurityCriterion::kVariance;
   options.with_t = criterion == ImpurityCriterion::kVariance && variance.packed_t == 0;
   options.s_offset = variance.packed_t != 0 ? std::int64_t{1} << kPackShift : 0;
-  const MassSegments segments =
-      segment_by_mass(rows, n, s, t, mass, cache ? cache->rows->member.data() : nullptr, options);
+  const MassSegments& segments = work_memory.segments;
+  segment_by_mass(rows, n, s, t, mass, cache ? cache->rows->member.data() : nullptr, options, work_memory.segments);
   const std::vector<std::size_t>& bounds = segments.bounds;
   const std::size_t n_features = X.n_features;
   std::size_t n_active = n_features;
   if (active_features) n_active = static_cast<std::size_t>(std::count(active_features, active_features + n_features, 1));
   work.bin_accumulations += static_cast<std::int64_t>((cached_in_node + bounds[1]) * n_active);
-  std::vector<std::int64_t> local;
-  std::vector<std::int64_t>& store = histograms ? *histograms : local;
+  std::vector<std::int64_t>& store = work_memory.histograms;
   if (store.size() < n_features * 2 * kHistBins) store.resize(n_features * 2 * kHistBins);
   ImpurityBound c(X, bins, criterion, segments, store.data(), n_threads, cache, variance);
   const double unsplit = c.unsplit(S, T);

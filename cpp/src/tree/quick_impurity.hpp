@@ -17,6 +17,7 @@
 
 #include "data/bin_mapper.hpp"
 #include "data/binned_matrix.hpp"
+#include "tree/mass_segments.hpp"
 #include "tree/quick_prune.hpp"
 #include "tree/split.hpp"
 
@@ -52,16 +53,22 @@ struct ImpurityCache {
   const std::int64_t* mass = nullptr;
 };
 
+// The pruned pass's working memory, kept across nodes by its owner (a node then allocates nothing).
+struct ImpurityScratch {
+  std::vector<std::int64_t> histograms;  // n_features x 2 x kHistBins, any content between nodes
+  MassSegments segments;
+};
+
 // The best split over features of the node whose rows are listed (any order; s, t, mass are indexed by
 // row): identical to the best over features of impurity_split() on full histograms (found() false when
 // no split strictly improves the node). With `cache`, its rows in the node are subset 0 and the other rows
-// form the chunks. `histograms` (optional): working memory kept across calls (n_features x 2 x kHistBins;
-// resized here). OpenMP inside; the result does not depend on n_threads.
+// form the chunks. `scratch` (optional): working memory kept across calls. OpenMP inside; the result does
+// not depend on n_threads.
 SplitInfo quick_impurity_split(const data::BinnedMatrix& X, const data::BinMapper& bins, ImpurityCriterion criterion,
                                const std::uint32_t* rows, std::size_t n, const std::int64_t* s, const std::int64_t* t,
                                const std::int64_t* mass, int n_threads, const QuickParams& params, QuickWork& work,
                                const std::uint8_t* active_features = nullptr, const ImpurityCache* cache = nullptr,
-                               std::vector<std::int64_t>* histograms = nullptr, VarianceOptions variance = {});
+                               ImpurityScratch* scratch = nullptr, VarianceOptions variance = {});
 
 // A mass for the variance criterion: the least integer >= s^2 / t (0 when t = 0). Callers scale s and t so
 // that the masses of a node sum below 2^62; std::overflow_error beyond.

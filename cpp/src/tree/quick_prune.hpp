@@ -35,7 +35,6 @@ struct QuickScratch {
   std::vector<std::int64_t> hists;  // n_features x kHistBins, all zero between nodes
   std::vector<std::uint64_t> bits;  // n_features x 4: bins touched in the current node
   std::vector<std::int64_t> cum;    // per thread: prefix sums of the cached rows' values in bin order
-  std::vector<std::int64_t> class_hists;  // the impurity criteria's: n_features x 2 x kHistBins, any content
 };
 
 // Heavy rows cached for the first subset: their codes copied per feature into one contiguous block, and

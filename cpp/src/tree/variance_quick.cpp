@@ -102,7 +102,7 @@ SplitInfo VarianceQuick::search(const std::uint32_t* rows, std::size_t n_rows, c
   const double unit_inverse = std::ldexp(1.0, -shift);
   for (std::size_t i = 0; i < n_rows; ++i) mass_[rows[i]] = mass_above(quotients_[i], unit_inverse);
   return quick_impurity_split(X_, bins_, ImpurityCriterion::kVariance, rows, n_rows, s, t, mass_.data(), n_threads_,
-                              params_, work, active_features, nullptr, &histograms_,
+                              params_, work, active_features, nullptr, &scratch_,
                               {shift, min_side_weight, uniform ? t0 : 0});
 }
 

@@ -19,6 +19,7 @@
 #include "data/bin_mapper.hpp"
 #include "data/binned_matrix.hpp"
 #include "tree/node_search.hpp"
+#include "tree/quick_impurity.hpp"
 #include "tree/quick_prune.hpp"
 #include "tree/split.hpp"
 
@@ -60,7 +61,7 @@ class VarianceQuick {
   std::vector<std::int64_t> mass_;        // per row (only a searched leaf's rows are set)
   std::vector<std::int64_t> sample_;      // choose(): masses of a strided sample of rows
   std::vector<std::uint32_t> sample_rows_;
-  std::vector<std::int64_t> histograms_;  // the pruned pass's working memory, kept across leaves
+  ImpurityScratch scratch_;               // the pruned pass's working memory, kept across leaves
 };
 
 }  // namespace rebelboost::tree
