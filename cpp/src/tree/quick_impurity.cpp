@@ -51,9 +51,8 @@ struct BinSteps {
 // across nodes) has two halves of kHistBins: for Gini and entropy the two classes' values (s > 0, then
 // s < 0: one add per row, and t = |s| follows), for the variance s then t. Without a cache it holds subset
 // 0 from the first pass on (build_first_subsets, features in groups), so finishing a feature reads only
-// its chunks. With a cache, subset 0 is the
-// cached rows, summed per bin in the cache's bin order (as the loss criterion does), and written to the
-// histogram only for the features that are finished.
+// its chunks. With a cache, subset 0 is the cached rows, summed per bin in the cache's bin order (as the
+// loss criterion does), and written to the histogram only for the features that are finished.
 class ImpurityBound {
  public:
   using Bound = double;
