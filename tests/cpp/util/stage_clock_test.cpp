@@ -1,11 +1,13 @@
 // Tests of the stage clock: the stages partition its lifetime, nested scopes are not counted twice, CPU
-// clocks are consistent with the wall clock.
+// clocks are consistent with the wall clock; and of thread_cpu_seconds, which counts the calling thread only.
 #include "util/stage_clock.hpp"
 
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <ctime>
 #include <numeric>
+#include <thread>
 
 namespace rebelboost::util {
 namespace {
@@ -84,5 +86,32 @@ TEST(StageClock, EveryStageHasADistinctName) {
     for (std::size_t b = a + 1; b < kStageCount; ++b) EXPECT_STRNE(kStageNames[a], kStageNames[b]);
 }
 
+// Spins until the calling thread has used `seconds` of CPU (at most 10 s of wall time); returns whether it
+// got there: a loaded machine's preemptions stretch the wall time, not the result.
+bool use_cpu(double seconds) {
+  const double start = thread_cpu_seconds();
+  const Clock::time_point give_up = Clock::now() + std::chrono::seconds(10);
+  while (thread_cpu_seconds() - start < seconds)
+    if (Clock::now() > give_up) return false;
+  return true;
+}
+
+// thread_cpu_seconds counts the calling thread's work only: another thread's spinning (what OpenMP's
+// waiting threads do by default) does not move it, the process's CPU clock does.
+TEST(ThreadCpuSeconds, CountsTheCallingThreadOnly) {
+  ASSERT_TRUE(use_cpu(0.02));  // its own work moves it
+  const std::clock_t process_before = std::clock();
+  const double before = thread_cpu_seconds();
+  bool other_done = false;
+  std::thread other([&] { other_done = use_cpu(0.1); });
+  other.join();  // this thread sleeps meanwhile
+  const double own = thread_cpu_seconds() - before;
+  const double process = static_cast<double>(std::clock() - process_before) / CLOCKS_PER_SEC;
+  ASSERT_TRUE(other_done);
+  EXPECT_LT(own, 0.02);
+  EXPECT_GT(process, own + 0.05);  // the other thread's 0.1 s is in the process's time
+}
+
 }  // namespace
 }  // namespace rebelboost::util
+
