@@ -97,7 +97,10 @@ def error(model, X, y, **kw):
 
 def rebel_on_validation(d, options, make):
     """Fits make(option) for each option watching the validation error; returns the option and stage with the
-    lowest validation error (the first on ties), its test error, and the seconds of the chosen and all fits."""
+    lowest validation error (the first on ties), its test error, and the seconds of the chosen and all fits.
+    Also, under "latest", the same option's *latest* stage of that lowest validation error and its test error:
+    the stage the estimator's own early stopping keeps among equal best ones (bench/results/hybrid.md, the
+    stage rule)."""
     Xtr, ytr, Xva, yva, Xte, yte = d
     best, total = None, 0.0
     for option in options:
@@ -115,6 +118,9 @@ def rebel_on_validation(d, options, make):
               "validation_log_loss": float(log_loss(yva, clf.predict_proba(Xva, n_iter=T), labels=clf.classes_))}
     if clf.weak_learner == "hybrid":
         result["similarity_share"] = float(np.mean(clf.fit_info_["learner"][:T]))
+    curve = np.asarray(clf.evals_result_["valid_0"]["error"])
+    latest = int(np.flatnonzero(curve == curve[T - 1])[-1]) + 1
+    result["latest"] = {"error": error(clf, Xte, yte, n_iter=latest), "n_learners": latest}
     return result
 
 
@@ -239,11 +245,37 @@ def paired_spread(per, a, b):
     return f"s.e. {float(np.std(diffs, ddof=1)) / np.sqrt(len(diffs)):.2f} over {len(diffs)} splits"
 
 
+def latest_stages(per):
+    """The splits with each REBEL family row's test error at its latest equal-best validation stage (rows that
+    recorded it; the others left out), for the checks under the estimator's own stage rule."""
+    out = {}
+    for seed, split_results in per.items():
+        out[seed] = {m: {**r, "error": r["latest"]["error"]} for m, r in split_results.items()
+                     if m in ("trees", "similarity", "hybrid", "hybrid penalty") and "latest" in r}
+    return out
+
+
+def family_gaps(per, label):
+    """Issue 22's hybrid-vs-family check on one set's splits (None where a family is missing): whether the hybrid
+    (tuned where it ran) is within 0.3 points of the better family and better than both, and the gap's text."""
+    tuned = with_tuned_hybrid(per)
+    hybrid_row = "hybrid tuned" if any("hybrid tuned" in s for s in tuned.values()) else "hybrid"
+    splits = [s for s in tuned.values() if all(m in s for m in ("trees", "similarity", hybrid_row))]
+    if not splits:
+        return None
+    mean = {m: 100 * float(np.mean([s[m]["error"] for s in splits])) for m in ("trees", "similarity", hybrid_row)}
+    better = min(mean["trees"], mean["similarity"])
+    family = "trees" if mean["trees"] <= mean["similarity"] else "similarity"
+    text = f"{label}: {mean[hybrid_row] - better:+.2f} against {family} ({paired_spread(tuned, hybrid_row, family)})"
+    return mean[hybrid_row] <= better + 0.3, mean[hybrid_row] < better, text
+
+
 def summarise(results, datasets):
     """Mean test error (%) per data set and method, and issue 22's acceptance checks on what ran: each check
     compares means over the splits where every row it compares ran (a set's rows may have run on different
     splits)."""
-    lines, rows, checks = [], [], {"hybrid_close": 0, "hybrid_best": 0, "hybrid_gap": [], "default_close": [],
+    lines, rows, checks = [], [], {"hybrid_close": 0, "hybrid_best": 0, "hybrid_gap": [], "latest_close": 0,
+                                   "latest_best": 0, "latest_sets": 0, "latest_gap": [], "default_close": [],
                                    "default_eval_close": [], "default_own_close": [],
                                    "standard_close": 0,
                                    "standard_lowest": 0, "sets": 0}
@@ -279,6 +311,12 @@ def summarise(results, datasets):
                 if pair:
                     checks[key].append(f"{name} {learner}: {pair[default] - pair[against]:+.2f} "
                                        f"({paired_spread(per, default, against)})")
+        latest = family_gaps(latest_stages(results.get(name, {})), name)
+        if latest:
+            checks["latest_close"] += latest[0]
+            checks["latest_best"] += latest[1]
+            checks["latest_sets"] += 1
+            checks["latest_gap"].append(latest[2])
         against = common("REBEL validated", *standard)
         if against:
             best_peer = min(against[m] for m in standard)
@@ -292,6 +330,10 @@ def summarise(results, datasets):
                   f"on {checks['standard_lowest']}.",
               "Hybrid (tuned where it ran) minus the better family (points; in brackets the standard error of the "
               "per-split differences' mean): " + "; ".join(checks["hybrid_gap"]),
+              f"With the estimator's own stage rule (each REBEL row at the latest of its equal best validation stages; "
+              f"rows that recorded it): hybrid within 0.3 points of the better family on {checks['latest_close']} of "
+              f"{checks['latest_sets']} sets, better than both on {checks['latest_best']}; gaps: "
+              + "; ".join(checks["latest_gap"]),
               "Defaults minus their validated long run (points; in brackets the standard error of the per-split "
               "differences' mean): " + "; ".join(checks["default_close"]),
               "The same with the validation quarter as the defaults' eval_set (no carve; \"default, eval_set\"): "
@@ -310,6 +352,9 @@ def main():
     parser.add_argument("--tree-learners", type=int, default=1_000)
     parser.add_argument("--methods", nargs="+", default=None, help="only these methods")
     parser.add_argument("--resume", action="store_true")
+    parser.add_argument("--refit", action="store_true",
+                        help="with --resume: fit the --methods again even where they ran (the stored row is replaced; a "
+                             "changed test error or choice is reported)")
     parser.add_argument("--name", default="hybrid")
     parser.add_argument("--summary", nargs="+", metavar="NAME", help="print the summary of these results files, fit nothing")
     args = parser.parse_args()
@@ -332,10 +377,14 @@ def main():
             done = results.setdefault(name, {}).setdefault(str(seed), {})
             methods = {**rebel_methods(d, args.tree_learners, args.max_learners), **standard_methods(d)}
             for method, run in methods.items():
-                if (args.methods and method not in args.methods) or method in done:
+                if (args.methods and method not in args.methods) or (method in done and not args.refit):
                     continue
+                before = done.get(method)
                 start = time.perf_counter()
                 done[method] = run()
+                if before and (before["error"], before["choice"]) != (done[method]["error"], done[method]["choice"]):
+                    print(f"{name} split {seed} {method}: the refit differs from the stored row "
+                          f"({before['error']}, {before['choice']})", flush=True)
                 done[method]["seconds"] = time.perf_counter() - start
                 print(f"{name} split {seed} {method}: {100 * done[method]['error']:.2f} % ({done[method]['choice']}, "
                       f"{done[method]['seconds']:.1f} s)", flush=True)
