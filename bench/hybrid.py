@@ -256,8 +256,9 @@ def latest_stages(per):
 
 
 def family_gaps(per, label):
-    """Issue 22's hybrid-vs-family check on one set's splits (None where a family is missing): whether the hybrid
-    (tuned where it ran) is within 0.3 points of the better family and better than both, and the gap's text."""
+    """Issue 22's hybrid-vs-family check on one set's splits (None where a family is missing): the hybrid row
+    compared ("hybrid tuned" where it ran), whether it is within 0.3 points of the better family and better
+    than both, and the gap's text."""
     tuned = with_tuned_hybrid(per)
     hybrid_row = "hybrid tuned" if any("hybrid tuned" in s for s in tuned.values()) else "hybrid"
     splits = [s for s in tuned.values() if all(m in s for m in ("trees", "similarity", hybrid_row))]
@@ -267,7 +268,7 @@ def family_gaps(per, label):
     better = min(mean["trees"], mean["similarity"])
     family = "trees" if mean["trees"] <= mean["similarity"] else "similarity"
     text = f"{label}: {mean[hybrid_row] - better:+.2f} against {family} ({paired_spread(tuned, hybrid_row, family)})"
-    return mean[hybrid_row] <= better + 0.3, mean[hybrid_row] < better, text
+    return hybrid_row, mean[hybrid_row] <= better + 0.3, mean[hybrid_row] < better, text
 
 
 def summarise(results, datasets):
@@ -292,17 +293,14 @@ def summarise(results, datasets):
             splits = [s for s in per.values() if all(m in s for m in compared)]
             return {m: 100 * float(np.mean([s[m]["error"] for s in splits])) for m in compared} if splits else None
 
-        hybrid_row = "hybrid tuned" if "hybrid tuned" in mean else "hybrid"
-        families = common("trees", "similarity", hybrid_row)
-        if families is None:
+        gaps = family_gaps(results.get(name, {}), name)
+        if gaps is None:
             continue
+        hybrid_row, close, best, text = gaps
         checks["sets"] += 1
-        better = min(families["trees"], families["similarity"])
-        checks["hybrid_close"] += families[hybrid_row] <= better + 0.3
-        checks["hybrid_best"] += families[hybrid_row] < better
-        family = "trees" if families["trees"] <= families["similarity"] else "similarity"
-        checks["hybrid_gap"].append(f"{name}: {families[hybrid_row] - better:+.2f} against {family} "
-                                    f"({paired_spread(per, hybrid_row, family)})")
+        checks["hybrid_close"] += close
+        checks["hybrid_best"] += best
+        checks["hybrid_gap"].append(text)
         for learner, validated in (("similarity", "similarity"), ("hybrid", hybrid_row)):
             for variant, key, against in (("", "default_close", validated), (", eval_set", "default_eval_close", validated),
                                           (", eval_set", "default_own_close", f"{learner} default, long")):
@@ -313,10 +311,10 @@ def summarise(results, datasets):
                                        f"({paired_spread(per, default, against)})")
         latest = family_gaps(latest_stages(results.get(name, {})), name)
         if latest:
-            checks["latest_close"] += latest[0]
-            checks["latest_best"] += latest[1]
+            checks["latest_close"] += latest[1]
+            checks["latest_best"] += latest[2]
             checks["latest_sets"] += 1
-            checks["latest_gap"].append(latest[2])
+            checks["latest_gap"].append(latest[3])
         against = common("REBEL validated", *standard)
         if against:
             best_peer = min(against[m] for m in standard)

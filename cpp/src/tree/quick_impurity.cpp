@@ -71,7 +71,7 @@ class ImpurityBound {
         kind_(criterion == ImpurityCriterion::kEntropy ? ImpurityKind::kEntropy : ImpurityKind::kPurity),
         classes_(criterion != ImpurityCriterion::kVariance), rows_(rows),
         mass_before_(rows.mass_before), bounds_(rows.bounds), store_(store), cache_(cache),
-        scratch_stride_(2 * kHistBins + (cache ? 2 * (cache->rows->rows.size() + 1) : 0)),
+        scratch_stride_(cache ? 2 * (cache->rows->rows.size() + 1) : 0),
         scratch_(static_cast<std::size_t>(util::resolve_threads(n_threads)) * scratch_stride_), results_(X.n_features),
         mass_unit_(std::ldexp(1.0, variance.mass_shift)), min_side_weight_(variance.min_side_weight),
         packed_t_(variance.packed_t) {}
@@ -242,7 +242,7 @@ class ImpurityBound {
     const HeavyRows& heavy = *cache_->rows;
     const std::size_t n_heavy = heavy.rows.size();
     const std::uint16_t* perm = &heavy.perm[f * n_heavy];
-    std::int64_t* cum_s = thread_buffer() + 2 * kHistBins;
+    std::int64_t* cum_s = thread_buffer();
     std::int64_t* cum_t = cum_s + n_heavy + 1;
     std::int64_t run_s = 0, run_t = 0;  // in registers: the stores below cannot alias them
     cum_s[0] = cum_t[0] = 0;
@@ -342,7 +342,7 @@ class ImpurityBound {
   std::int64_t* store_;
   const ImpurityCache* cache_;
   std::size_t scratch_stride_;
-  std::vector<std::int64_t> scratch_;  // per thread: a histogram, then the cache's prefix sums
+  std::vector<std::int64_t> scratch_;  // per thread: the cache's prefix sums (cached_steps)
   std::vector<SplitInfo> results_;
   std::int64_t S_ = 0, T_ = 0;  // the node's sums
   double margin_ = 0.0;
