@@ -28,6 +28,7 @@ struct MassSegments {
   std::vector<std::size_t> bounds;         // segment j is rows [bounds[j], bounds[j + 1]); bounds[0] = 0
   std::vector<std::size_t> second_class;   // split_sign: where segment j's rows with s < 0 begin
   std::vector<std::int64_t> mass_before;   // per bound: the mass before it (start: `mass_before_first`)
+  Buffer<std::uint8_t> rank;               // scratch: each of the node's rows' rank (mass_segments.cpp)
 };
 
 struct SegmentOptions {

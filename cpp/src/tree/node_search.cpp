@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
 #include <numeric>
 
 #include "tree/histogram.hpp"
@@ -94,8 +95,12 @@ void QuickChooser::record(bool quick, double seconds, std::size_t node_rows) {
   if (node_rows == 0) return;
   total_seconds_ += seconds;
   if (quick && full_cost_ > 0) probe_excess_ += std::max(0.0, seconds - full_cost_ * static_cast<double>(node_rows));
-  const double cost = seconds / static_cast<double>(node_rows);
   double& estimate = quick ? quick_cost_ : full_cost_;
+  // One layer moves the estimate at most to 1.5 times itself: a rare slow layer (the pruned pass's cache
+  // rebuilt, a preemption) would otherwise turn a winning pass into a losing one, and the losing probes'
+  // budget below would then keep it off for the rest of the fit. A lasting change still shows within a few
+  // layers.
+  const double cost = std::min(seconds / static_cast<double>(node_rows), estimate < 0 ? std::numeric_limits<double>::infinity() : 2.0 * estimate);
   estimate = estimate < 0 ? cost : 0.5 * (estimate + cost);
 }
 
