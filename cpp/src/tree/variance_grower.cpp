@@ -230,11 +230,10 @@ std::vector<std::size_t> VarianceGrower::split_layer(const std::vector<std::size
   const util::StageScope partitioning(clock_, util::Stage::kPartition);
   std::size_t kept = 0;  // children that will be searched, for the histogram budget
   for (const SplitInfo& split : splits) kept += split.found() ? 2 : 0;
-  // The last layer's children need no rows of their own when their sums come from histograms: outputs()
-  // routes the parents' rows.
-  bool defer = last;
-  for (std::size_t i = 0; i < searchable.size(); ++i) defer = defer && (!splits[i].found() || leaves_[searchable[i]].hist >= 0);
-  const std::vector<Leaf> lefts = partition_all(searchable, splits, defer);
+  // The last layer's children need no rows of their own: their sums come from the parents' histograms, or
+  // from the parents' rows for pruned parents (partition_all sums those before it partitions), and
+  // outputs() routes the parents' rows.
+  const std::vector<Leaf> lefts = partition_all(searchable, splits, /*defer=*/last);
   quick_layer_ = !last && choose_next(searchable, splits, lefts, active_features);
   const bool subtract = !last && !quick_layer_ && kept * hist_size_ * sizeof(std::int64_t) <= kHistBudgetBytes;
   std::vector<std::size_t> next;

@@ -7,6 +7,7 @@
 
 #include "tree/quick_impurity.hpp"
 #include "tree/variance_grower.hpp"
+#include "util/parallel.hpp"
 
 namespace rebelboost::tree {
 
@@ -32,6 +33,15 @@ double square_over(std::int64_t s, std::int64_t t) {
 std::int64_t mass_above(double q, double unit_inverse) {
   return static_cast<std::int64_t>(std::ceil(q * unit_inverse * (1.0 + 0x1p-50)));
 }
+
+// The rows of a leaf are summed in blocks of this many (VarianceQuick::search).
+constexpr std::size_t kMassBlock = std::size_t{1} << 14;
+constexpr std::int64_t kAbsCap = std::int64_t{1} << 39;  // sum |s| at or above it rules the packing out
+struct BlockSums {
+  double total = 0.0;
+  std::int64_t t0 = 0, abs_s = 0;
+  bool same_t = true;
+};
 
 }  // namespace
 
@@ -83,24 +93,41 @@ SplitInfo VarianceQuick::search(const std::uint32_t* rows, std::size_t n_rows, c
   // raising each by 2^-50 relatively and rounding it up to an integer (mass_above) adds at most about
   // 2^-50 of the leaf's mass plus one unit per row to the bound's slack.
   // And the packing of VarianceOptions::packed_t when it is exact.
+  // In fixed blocks of rows (parallel; the sums in block order, so the shift is the same for every thread
+  // count): each block's sum of s^2 / t, its first t > 0, whether all its t > 0 equal that one, sum |s|.
+  const std::size_t n_blocks = (n_rows + kMassBlock - 1) / kMassBlock;
+  std::vector<BlockSums> blocks(n_blocks);
+  quotients_.resize(n_rows);
+  util::parallel_for(static_cast<std::ptrdiff_t>(n_blocks), util::threads_for(4 * n_rows, n_threads_), [&](std::ptrdiff_t b) {
+    BlockSums& sums = blocks[static_cast<std::size_t>(b)];
+    const std::size_t end = std::min(n_rows, (static_cast<std::size_t>(b) + 1) * kMassBlock);
+    for (std::size_t i = static_cast<std::size_t>(b) * kMassBlock; i < end; ++i) {
+      const std::uint32_t r = rows[i];
+      quotients_[i] = t[r] > 0 ? square_over(s[r], t[r]) : 0.0;
+      sums.total += quotients_[i];
+      if (t[r] == 0) continue;
+      sums.t0 = sums.t0 == 0 ? t[r] : sums.t0;
+      sums.same_t = sums.same_t && t[r] == sums.t0;
+      sums.abs_s = std::min(sums.abs_s + (s[r] < 0 ? -s[r] : s[r]), kAbsCap);  // |s| < 2^62: no overflow
+    }
+  });
   double total = 0.0;
   std::int64_t t0 = 0, abs_s = 0;
   bool uniform = n_rows < (std::size_t{1} << 23);
-  quotients_.resize(n_rows);
-  for (std::size_t i = 0; i < n_rows; ++i) {
-    const std::uint32_t r = rows[i];
-    quotients_[i] = t[r] > 0 ? square_over(s[r], t[r]) : 0.0;
-    total += quotients_[i];
-    if (t[r] == 0) continue;
-    t0 = t0 == 0 ? t[r] : t0;
-    uniform = uniform && t[r] == t0 && (abs_s += s[r] < 0 ? -s[r] : s[r]) < (std::int64_t{1} << 39);
+  for (const BlockSums& sums : blocks) {
+    total += sums.total;
+    t0 = t0 == 0 ? sums.t0 : t0;
+    uniform = uniform && sums.same_t && (sums.t0 == 0 || sums.t0 == t0) && (abs_s += sums.abs_s) < kAbsCap;
   }
   int e = 0;
   std::frexp(total, &e);
   const int shift = e - 59;
   mass_.resize(X_.n_samples);
   const double unit_inverse = std::ldexp(1.0, -shift);
-  for (std::size_t i = 0; i < n_rows; ++i) mass_[rows[i]] = mass_above(quotients_[i], unit_inverse);
+  util::parallel_for(static_cast<std::ptrdiff_t>(n_blocks), util::threads_for(2 * n_rows, n_threads_), [&](std::ptrdiff_t b) {
+    const std::size_t end = std::min(n_rows, (static_cast<std::size_t>(b) + 1) * kMassBlock);
+    for (std::size_t i = static_cast<std::size_t>(b) * kMassBlock; i < end; ++i) mass_[rows[i]] = mass_above(quotients_[i], unit_inverse);
+  });
   return quick_impurity_split(X_, bins_, ImpurityCriterion::kVariance, rows, n_rows, s, t, mass_.data(), n_threads_,
                               params_, work, active_features, nullptr, &scratch_,
                               {shift, min_side_weight, uniform ? t0 : 0});
