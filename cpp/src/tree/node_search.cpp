@@ -23,9 +23,8 @@ struct CachePolicy {
 };
 constexpr CachePolicy kLossCache{0.95, 0.85, 3.0};   // oversize against the rows holding 90 %
 constexpr CachePolicy kImpurityCache{0.97, 0.95, 2.0};
-// Without a cache, Gini and entropy take subset 0 up to this share of the node's mass, and the cache serves
-// a node only when it holds at least kImpurityCacheShare of the node's mass.
-constexpr double kImpurityEta = 0.95;
+// The cache serves a node only when it holds at least kImpurityCacheShare of the node's mass (without it,
+// subset 0 holds kImpurityEta of the mass: quick_impurity.hpp).
 constexpr double kImpurityCacheShare = 0.9;
 // Auto does not even probe the pruned pass of Gini and entropy while 90 % of the mass takes more than a
 // quarter of the rows: subset 0 (95 % of the mass) would then be most rows, gathered, and no cache serves.
@@ -211,9 +210,7 @@ SplitInfo PrunedSearch::search_impurity(const std::uint32_t* rows, std::size_t n
     abs_q_[rows[i]] = abs64(q[rows[i]]);
     total += q[rows[i]];
   }
-  // Subset 0 holds kImpurityEta of the mass, or the cache when it holds kImpurityCacheShare of the leaf's.
-  QuickParams params = params_;
-  params.eta = std::max(params.eta, kImpurityEta);
+  // Subset 0 is the cache when it holds kImpurityCacheShare of the leaf's mass.
   if (cached) {
     const std::int64_t leaf_mass = total_mass(rows, n_rows, q);
     std::int64_t cached_mass = 0;
@@ -227,7 +224,7 @@ SplitInfo PrunedSearch::search_impurity(const std::uint32_t* rows, std::size_t n
     cache = {&heavy_, heavy_q_.data(), heavy_abs_.data(), heavy_abs_.data()};
   }
   const ImpurityCriterion c = criterion_ == Criterion::kGini ? ImpurityCriterion::kGini : ImpurityCriterion::kEntropy;
-  return quick_impurity_split(X_, bins_, c, rows, n_rows, q, abs_q_.data(), abs_q_.data(), n_threads_, params, work,
+  return quick_impurity_split(X_, bins_, c, rows, n_rows, q, abs_q_.data(), abs_q_.data(), n_threads_, params_, work,
                               active_features, cached ? &cache : nullptr, &impurity_scratch_);
 }
 

@@ -383,7 +383,7 @@ SplitInfo quick_impurity_split(const data::BinnedMatrix& X, const data::BinMappe
   if (criterion != ImpurityCriterion::kVariance) variance = {};
   if (cache) variance.packed_t = 0;
   SegmentOptions options;
-  options.eta = params.eta;
+  options.eta = std::max(params.eta, kImpurityEta);
   options.n_chunks = params.n_chunks;
   options.first_empty = cache != nullptr;
   options.mass_before_first = cached_mass;
