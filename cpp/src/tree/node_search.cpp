@@ -90,9 +90,10 @@ bool QuickChooser::use_quick(double mass90_fraction, double most_spread) {
   return false;
 }
 
-void QuickChooser::record(bool quick, double seconds, std::size_t node_rows) {
+void QuickChooser::record(bool quick, double seconds, std::size_t node_rows, double invested) {
   if (node_rows == 0) return;
   total_seconds_ += seconds;
+  seconds = std::max(0.0, seconds - invested);
   if (quick && full_cost_ > 0) probe_excess_ += std::max(0.0, seconds - full_cost_ * static_cast<double>(node_rows));
   double& estimate = quick ? quick_cost_ : full_cost_;
   // One layer moves the estimate at most to 1.5 times itself: a rare slow layer (the pruned pass's cache
@@ -131,7 +132,8 @@ bool PrunedSearch::choose(int layer, const std::uint32_t* rows, std::size_t n_ro
 }
 
 void PrunedSearch::record(int layer, bool quick, double seconds, std::size_t node_rows) {
-  if (mode_ == QuickMode::kAuto) chooser_[layer > 0].record(quick, seconds, node_rows);
+  if (mode_ == QuickMode::kAuto) chooser_[layer > 0].record(quick, seconds, node_rows, build_seconds_);
+  build_seconds_ = 0.0;
 }
 
 void PrunedSearch::prepare_layer(const std::int64_t* q, double mass90_fraction, const std::uint32_t* leaf_of_row,
@@ -155,6 +157,7 @@ void PrunedSearch::prepare_layer(const std::int64_t* q, double mass90_fraction, 
   }
   // The heaviest rows up to the target share, if they are at most a quarter of the rows: else pruning
   // rarely pays, and building the cache (a gather of every feature) would cost more than it saves.
+  const auto start = std::chrono::steady_clock::now();
   order_by_weight(identity_rows_.data(), n, q, heavy_rows_, heavy_values_);
   const auto target = static_cast<std::int64_t>(policy.target * static_cast<double>(total));
   std::int64_t mass = 0;
@@ -167,6 +170,7 @@ void PrunedSearch::prepare_layer(const std::int64_t* q, double mass90_fraction, 
   ++heavy_rebuilds;
   heavy_.build(X_, std::vector<std::uint32_t>(heavy_rows_.begin(), heavy_rows_.begin() + static_cast<std::ptrdiff_t>(m)),
                n_threads_);
+  build_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 SplitInfo PrunedSearch::search(std::uint32_t leaf, const std::uint32_t* rows, std::size_t n_rows, const std::int64_t* q,

@@ -51,7 +51,10 @@ class QuickChooser {
  public:
   // `most_spread`: above this share of the rows holding 90 % of the mass, pruning is not even probed.
   bool use_quick(double mass90_fraction, double most_spread = 0.5);
-  void record(bool quick, double seconds, std::size_t node_rows);
+  // A layer's time. `invested`: the part of it spent on state that later layers reuse (the heavy-row
+  // cache), counted in the time spent but not in the pass's cost per row: a pruned probe that builds the
+  // cache would otherwise look several times dearer than the pass it measures.
+  void record(bool quick, double seconds, std::size_t node_rows, double invested = 0.0);
 
  private:
   double full_cost_ = -1.0;   // seconds per node row
@@ -113,6 +116,7 @@ class PrunedSearch {
   QuickScratch scratch_;
   ImpurityScratch impurity_scratch_;  // Gini's and entropy's pruned pass
   HeavyRows heavy_;
+  double build_seconds_ = 0.0;  // spent building heavy_ since the last record()
   const std::uint32_t* leaf_of_row_ = nullptr;
   std::vector<std::uint32_t> identity_rows_;   // 0..n-1
   std::vector<std::int64_t> heavy_q_;          // a leaf's values on the cached rows (0 outside the leaf)
