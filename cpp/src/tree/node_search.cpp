@@ -100,7 +100,8 @@ void QuickChooser::record(bool quick, double seconds, std::size_t node_rows, dou
   // rebuilt, a preemption) would otherwise turn a winning pass into a losing one, and the losing probes'
   // budget below would then keep it off for the rest of the fit. A lasting change still shows within a few
   // layers.
-  const double cost = std::min(seconds / static_cast<double>(node_rows), estimate < 0 ? std::numeric_limits<double>::infinity() : 2.0 * estimate);
+  const double most = estimate < 0 ? std::numeric_limits<double>::infinity() : 2.0 * estimate;
+  const double cost = std::min(seconds / static_cast<double>(node_rows), most);
   estimate = estimate < 0 ? cost : 0.5 * (estimate + cost);
 }
 

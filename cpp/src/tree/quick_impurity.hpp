@@ -70,8 +70,8 @@ inline constexpr double kImpurityEta = 0.95;
 // The best split over features of the node whose rows are listed (any order; s, t, mass are indexed by
 // row): identical to the best over features of impurity_split() on full histograms (found() false when
 // no split strictly improves the node). With `cache`, its rows in the node are subset 0 and the other rows
-// form the chunks; without, subset 0 holds max(params.eta, kImpurityEta) of the mass. `scratch` (optional): working memory kept across calls. OpenMP inside; the result does
-// not depend on n_threads.
+// form the chunks; without, subset 0 holds max(params.eta, kImpurityEta) of the mass. `scratch` (optional):
+// working memory kept across calls. OpenMP inside; the result does not depend on n_threads.
 SplitInfo quick_impurity_split(const data::BinnedMatrix& X, const data::BinMapper& bins, ImpurityCriterion criterion,
                                const std::uint32_t* rows, std::size_t n, const std::int64_t* s, const std::int64_t* t,
                                const std::int64_t* mass, int n_threads, const QuickParams& params, QuickWork& work,

@@ -98,10 +98,11 @@ SplitInfo VarianceQuick::search(const std::uint32_t* rows, std::size_t n_rows, c
   const std::size_t n_blocks = (n_rows + kMassBlock - 1) / kMassBlock;
   std::vector<BlockSums> blocks(n_blocks);
   quotients_.resize(n_rows);
-  util::parallel_for(static_cast<std::ptrdiff_t>(n_blocks), util::threads_for(4 * n_rows, n_threads_), [&](std::ptrdiff_t b) {
+  const auto block_threads = [&](std::size_t work_per_row) { return util::threads_for(work_per_row * n_rows, n_threads_); };
+  util::parallel_for(static_cast<std::ptrdiff_t>(n_blocks), block_threads(4), [&](std::ptrdiff_t b) {
     BlockSums& sums = blocks[static_cast<std::size_t>(b)];
-    const std::size_t end = std::min(n_rows, (static_cast<std::size_t>(b) + 1) * kMassBlock);
-    for (std::size_t i = static_cast<std::size_t>(b) * kMassBlock; i < end; ++i) {
+    const auto begin = static_cast<std::size_t>(b) * kMassBlock;
+    for (std::size_t i = begin; i < std::min(n_rows, begin + kMassBlock); ++i) {
       const std::uint32_t r = rows[i];
       quotients_[i] = t[r] > 0 ? square_over(s[r], t[r]) : 0.0;
       sums.total += quotients_[i];
@@ -124,9 +125,10 @@ SplitInfo VarianceQuick::search(const std::uint32_t* rows, std::size_t n_rows, c
   const int shift = e - 59;
   mass_.resize(X_.n_samples);
   const double unit_inverse = std::ldexp(1.0, -shift);
-  util::parallel_for(static_cast<std::ptrdiff_t>(n_blocks), util::threads_for(2 * n_rows, n_threads_), [&](std::ptrdiff_t b) {
-    const std::size_t end = std::min(n_rows, (static_cast<std::size_t>(b) + 1) * kMassBlock);
-    for (std::size_t i = static_cast<std::size_t>(b) * kMassBlock; i < end; ++i) mass_[rows[i]] = mass_above(quotients_[i], unit_inverse);
+  util::parallel_for(static_cast<std::ptrdiff_t>(n_blocks), block_threads(2), [&](std::ptrdiff_t b) {
+    const auto begin = static_cast<std::size_t>(b) * kMassBlock;
+    for (std::size_t i = begin; i < std::min(n_rows, begin + kMassBlock); ++i)
+      mass_[rows[i]] = mass_above(quotients_[i], unit_inverse);
   });
   return quick_impurity_split(X_, bins_, ImpurityCriterion::kVariance, rows, n_rows, s, t, mass_.data(), n_threads_,
                               params_, work, active_features, nullptr, &scratch_,

@@ -1,5 +1,6 @@
 // Tests of one node's search: the pruned pass (with and without the heavy-row cache) finds the split and
-// the sum that the full scan of the node's histograms finds, on every loss's split values.
+// the sum that the full scan of the node's histograms finds, on every loss's split values; and auto's
+// chooser between the two passes.
 #include "tree/node_search.hpp"
 
 #include <gtest/gtest.h>
@@ -87,6 +88,53 @@ TEST(NodeSearch, GiniFeatureSplitUsesBothClassParts) {
   EXPECT_EQ(s.right_sum, 10);
   EXPECT_EQ(histogram_total(parts.data(), Criterion::kGini), 2);
   EXPECT_EQ(histogram_total(parts.data(), Criterion::kLoss), -8);
+}
+
+
+// Auto measures the full scan, probes the pruned pass once, and keeps it while it costs under 0.9 of the
+// full scan per row.
+TEST(QuickChooser, KeepsAWinningPrunedPass) {
+  QuickChooser chooser;
+  EXPECT_FALSE(chooser.use_quick(0.1));  // the full scan is measured first
+  chooser.record(false, 1.0, 1000);
+  EXPECT_TRUE(chooser.use_quick(0.1));  // then the pruned pass once
+  chooser.record(true, 0.5, 1000);
+  EXPECT_TRUE(chooser.use_quick(0.1));
+  EXPECT_FALSE(chooser.use_quick(0.6));  // too spread to prune at all
+}
+
+// One slow layer (10x) moves the estimate to at most 1.5x itself: 0.75 of the full scan, still winning. A
+// plain running mean would give 2.75x the full scan and turn the pass off.
+TEST(QuickChooser, OneSlowLayerDoesNotTurnAWinningPassOff) {
+  QuickChooser chooser;
+  chooser.use_quick(0.1);
+  chooser.record(false, 1.0, 1000);
+  chooser.use_quick(0.1);
+  chooser.record(true, 0.5, 1000);
+  chooser.use_quick(0.1);
+  chooser.record(true, 5.0, 1000);
+  EXPECT_TRUE(chooser.use_quick(0.1));
+  // A lasting change shows within a few layers.
+  for (int layer = 0; layer < 6; ++layer) {
+    chooser.use_quick(0.1);
+    chooser.record(true, 5.0, 1000);
+  }
+  EXPECT_FALSE(chooser.use_quick(0.1));
+}
+
+// Time invested in state that later layers reuse (a cache rebuild) is not the pass's cost: a probe of 3 s of
+// which 2.5 s built the cache costs 0.5 s, under the full scan's 1 s.
+TEST(QuickChooser, InvestedTimeIsNotThePassCost) {
+  QuickChooser invested, charged;
+  for (QuickChooser* chooser : {&invested, &charged}) {
+    chooser->use_quick(0.1);
+    chooser->record(false, 1.0, 1000);
+    EXPECT_TRUE(chooser->use_quick(0.1));
+  }
+  invested.record(true, 3.0, 1000, 2.5);
+  charged.record(true, 3.0, 1000);
+  EXPECT_TRUE(invested.use_quick(0.1));
+  EXPECT_FALSE(charged.use_quick(0.1));
 }
 
 }  // namespace
