@@ -66,7 +66,10 @@ std::int64_t histogram_total(const std::int64_t* parts, Criterion criterion) {
 bool QuickChooser::use_quick(double mass90_fraction, double most_spread) {
   if (mass90_fraction > most_spread) return false;  // pruning cannot start before most rows are in
   if (full_cost_ < 0) return false;         // measure the full scan first
-  if (quick_cost_ < 0) return true;         // then the pruned pass once
+  if (quick_cost_ < 0) {                    // then the pruned pass once, at this concentration
+    mass_at_quick_probe_ = mass90_fraction;
+    return true;
+  }
   if (quick_cost_ < 0.9 * full_cost_) {
     // Clearly winning with pruning (a 10 % margin keeps timer noise on small nodes from flipping the
     // choice): re-measure the full scan now and then (its cost per row is stable).

@@ -137,5 +137,19 @@ TEST(QuickChooser, InvestedTimeIsNotThePassCost) {
   EXPECT_FALSE(charged.use_quick(0.1));
 }
 
+
+// A pruned pass that lost is probed again after the interval, or at once when the mass got much more
+// concentrated than at the last probe, the first one included: at the same concentration it waits.
+TEST(QuickChooser, ReprobesALosingPassOnlyWhenDueOrMoreConcentrated) {
+  QuickChooser chooser;
+  chooser.use_quick(0.3);
+  chooser.record(false, 1.0, 1000);
+  EXPECT_TRUE(chooser.use_quick(0.3));
+  chooser.record(true, 0.95, 1000);  // above 0.9 of the full scan: losing, at no excess over it
+  chooser.record(false, 1.0, 1000);
+  EXPECT_FALSE(chooser.use_quick(0.3));  // the same concentration, before the interval
+  EXPECT_TRUE(chooser.use_quick(0.15));  // under 0.67 of the first probe's
+}
+
 }  // namespace
 }  // namespace rebelboost::tree
