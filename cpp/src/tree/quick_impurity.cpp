@@ -153,9 +153,9 @@ class ImpurityBound {
   // a bound after every chunk (their completed bound takes 8 side errors per candidate); the variance's
   // bound (its rows' own, 2 side scores per candidate) costs about what a few hundred gathered adds cost,
   // and a bound after every chunk halved the time spent finishing features on integer spikes
-  // (bench/quick_criteria.py, 200 stumps, 2 threads: 0.20 s to 0.11 s), where features left after subset 0
-  // used to read up to twice the chunks they needed. Gini: the completed bound grows by at most 8x the
-  // mass added (a row that was counted on one side and lands on the other moves each side's error by at
+  // (bench/quick_criteria.py's task, 200 stumps, 2 threads, timed by a throw-away script: 0.20 s to 0.11 s),
+  // where features left after subset 0 used to read up to twice the chunks they needed. Gini: the
+  // completed bound grows by at most 8x the mass added (a row that was counted on one side and lands on the other moves each side's error by at
   // most 4x its mass). The variance: every split's error on the rows so far is at most their mass.
   void refresh(Progress& p, std::size_t j, Bound& prelim, Bound best) {
     if (j + 2 >= bounds_.size()) return;
@@ -405,8 +405,8 @@ SplitInfo quick_impurity_split(const data::BinnedMatrix& X, const data::BinMappe
   // Step 1's work per feature: its rows, and a bound over up to kHistBins candidates, counted as 16 adds
   // per candidate (Gini and entropy: 8 side errors with a division each). Counted by rows alone, a node whose
   // subset 0 was a small cache ran step 1 on one thread, though the bounds were most of it: on Trouser vs Bag
-  // with Gini (bench/quick_criteria.py, 200 stumps, 2 threads) the pruned search took 0.46 s, 0.34 s with
-  // the bounds counted.
+  // with Gini (bench/quick_criteria.py's task, 200 stumps, 2 threads, a throw-away script) the pruned search
+  // took 0.46 s, 0.34 s with the bounds counted.
   const int first_threads = util::threads_for(n_features * (first_rows * 2 + 16 * kHistBins), n_threads);
   c.build_first_subsets(active_features, first_threads);
   run_quick_schedule(c, bounds, n_features, active_features, n_threads, first_threads, unsplit, work);
