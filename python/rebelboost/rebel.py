@@ -14,7 +14,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from rebelboost import _core, _scaling, _similarity
 from rebelboost._base import BaseBoostingClassifier
-from rebelboost._params import constraints_for
+from rebelboost._params import constraints_for, hybrid_depth
 from rebelboost._typing import Callback
 from rebelboost._validation import check_predict_data
 
@@ -82,8 +82,10 @@ class REBELClassifier(BaseBoostingClassifier):
         "Defaults"; the rules are the parameter table's (``rebelboost._params``). Pass
         ``early_stopping=False`` to train on every row.
     max_depth : int or "auto", default="auto"
-        Depth of every tree (1 to 8). "auto": 2, and 1 for hybrids (``HYBRID_MAX_DEPTH``: stumps let
-        similarities win iterations).
+        Depth of every tree (1 to 8). "auto": 2; for hybrids, from the rows the fit trains on (after any
+        validation carve): ``HYBRID_MAX_DEPTH`` (3) from ``HYBRID_DEEP_ROWS`` (512) rows, stumps below (on
+        a few hundred rows deeper trees separated the training rows within a few learners);
+        :attr:`hybrid_depth_` says which a fit used (docs/guide/similarity.md "Defaults").
     weak_learner : {"tree", "similarity", "hybrid"}, default="tree"
         Similarities (and hybrids) allow at most 1 024 classes (``MAX_SIMILARITY_CLASSES``; trees 4 096):
         their class binarization solves a K x K eigenproblem every iteration. "hybrid": each iteration fits
@@ -138,6 +140,9 @@ class REBELClassifier(BaseBoostingClassifier):
         The validated cost matrix used for training.
     loss_ : str
         The surrogate the model was trained with (``loss`` at fit time; what ``predict_proba`` inverts).
+    hybrid_depth_ : int or None
+        The depth of a hybrid fit's trees: ``max_depth``, or with "auto" the depth the rows it trained on
+        gave; None for other learners.
     n_estimators_, estimator_weights_, feature_importances_, fit_info_ : int, ndarray, ndarray, dict
         As in :class:`rebelboost.AdaBoostClassifier`, with ``estimator_weights_`` of shape
         ``(n_estimators_, n_classes)`` (``train_loss`` is Eq. 4.5 normalised to 1 at H = 0).
@@ -222,6 +227,15 @@ class REBELClassifier(BaseBoostingClassifier):
         self.loss_ = self.loss  # read by predict_proba, also while this fit's eval sets are scored
 
     def _resolve_from_data(self, X, y_encoded, seed, warm):
+        self._resolve_scaling(X, y_encoded, seed, warm)
+        if self.weak_learner != "hybrid":
+            self.hybrid_depth_ = None
+        elif self.max_depth != "auto":
+            self.hybrid_depth_ = int(self.max_depth)
+        elif not (warm and getattr(self, "hybrid_depth_", None)):  # a warm start keeps the first fit's depth
+            self.hybrid_depth_ = hybrid_depth(X.shape[0])
+
+    def _resolve_scaling(self, X, y_encoded, seed, warm):
         if self.weak_learner == "tree":
             self.similarity_scaling_ = None
         elif warm and getattr(self, "similarity_scaling_", None):

@@ -12,10 +12,10 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 import rebelboost
 from rebelboost import _core
-from rebelboost._params import (CORE_BOUNDS, CORE_DEFAULTS, ESTIMATORS, HYBRID_MAX_DEPTH, HYBRID_SCORING, PARAMS,
-                                SIMILARITY_MAX_ESTIMATORS, SIMILARITY_PATIENCE, SIMILARITY_SCORING,
+from rebelboost._params import (CORE_BOUNDS, CORE_DEFAULTS, ESTIMATORS, HYBRID_DEEP_ROWS, HYBRID_MAX_DEPTH,
+                                HYBRID_SCORING, PARAMS, SIMILARITY_MAX_ESTIMATORS, SIMILARITY_PATIENCE, SIMILARITY_SCORING,
                                 SIMILARITY_VALIDATION_FRACTION,
-                                default_of, value_of)
+                                default_of, hybrid_depth, value_of)
 from rebelboost.cli import _TRAIN_ESTIMATORS, build_parser, main
 
 KEYS = sorted(ESTIMATORS)
@@ -80,7 +80,7 @@ def test_rebels_auto_follows_the_weak_learner(learner):
                             "n_iter_no_change": SIMILARITY_PATIENCE,
                             "validation_fraction": SIMILARITY_VALIDATION_FRACTION,
                             "scoring": HYBRID_SCORING if learner == "hybrid" else SIMILARITY_SCORING}
-        assert default._core_params()["max_depth"] == (HYBRID_MAX_DEPTH if learner == "hybrid" else 2)
+        assert default._core_params()["max_depth"] == (1 if learner == "hybrid" else 2)  # hybrids: stumps before a fit
     # A number of learners the user chose is trained in full; explicit values are kept as they are.
     given = rebelboost.REBELClassifier(weak_learner=learner, n_estimators=7, n_iter_no_change=3,
                                        validation_fraction=0.4, scoring="log_loss", max_depth=3)
@@ -88,6 +88,34 @@ def test_rebels_auto_follows_the_weak_learner(learner):
     assert given._core_params()["max_depth"] == 3
     assert value_of("rebel", rebelboost.REBELClassifier(weak_learner=learner, early_stopping=True),
                     "early_stopping") is True
+
+
+def test_hybrid_depth_is_stumps_below_the_threshold():
+    assert HYBRID_MAX_DEPTH == 3 and HYBRID_DEEP_ROWS == 512
+    assert [hybrid_depth(n) for n in (1, 384, 511, 512, 674, 10**9)] == [1, 1, 1, 3, 3, 3]
+
+
+def test_a_hybrid_fit_takes_its_depth_from_the_rows_it_trains_on():
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(700, 4))
+    y = (X[:, 0] * X[:, 1] > 0).astype(int)
+    def fit(n_estimators=3, **kw):
+        return rebelboost.REBELClassifier(weak_learner="hybrid", n_estimators=n_estimators, n_jobs=1, random_state=0, **kw)
+
+    assert fit().fit(X, y).hybrid_depth_ == 3  # 700 rows, no early stopping: all of them
+    # With the default early stopping, a quarter is carved first: 450 of 600 rows give stumps.
+    carved = rebelboost.REBELClassifier(weak_learner="hybrid", n_jobs=1, random_state=0, n_iter_no_change=2)
+    assert carved.fit(X[:600], y[:600]).hybrid_depth_ == 1 and fit().fit(X[:600], y[:600]).hybrid_depth_ == 3
+    # The trees have that depth: the same model as the explicit depth, byte for byte.
+    assert fit().fit(X, y)._model.to_bytes() == fit(max_depth=3).fit(X, y)._model.to_bytes()
+    assert fit(max_depth=1).fit(X, y).hybrid_depth_ == 1
+    assert fit().fit(X[:300], y[:300]).hybrid_depth_ == 1
+    # A warm start continues at that depth: 3 learners and 2 more are the 5 of one fit.
+    warm = fit(warm_start=True).fit(X, y)
+    warm.set_params(n_estimators=5).fit(X, y)
+    assert warm._model.to_bytes() == fit(5).fit(X, y)._model.to_bytes()
+    # Other learners have none.
+    assert rebelboost.REBELClassifier(n_estimators=2, n_jobs=1).fit(X, y).hybrid_depth_ is None
 
 
 def test_a_default_similarity_fit_stops_early_on_a_carved_quarter():
