@@ -6,7 +6,8 @@ N and d vary independently; the per-learner time is a fixed number of learners (
 divided into the fit's wall time, and the process CPU time per learner beside it (on a shared machine the
 wall time measures the load as much as the code). The default fit uses REBELClassifier(weak_learner=...)
 with every parameter at its default (docs/guide/similarity.md "Defaults": up to 10 000 learners, early
-stopping on a carved 25 % split with a patience of 500; hybrids: stumps, the validation error).
+stopping on a carved 25 % split with a patience of 500; hybrids: the validation error, and depth 3 from 512
+training rows, so depth 3 here).
 
     OMP_WAIT_POLICY=passive nice -n 5 python bench/hybrid_speed.py
     OMP_WAIT_POLICY=passive nice -n 5 python bench/hybrid_speed.py --quick
