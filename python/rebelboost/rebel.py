@@ -286,7 +286,8 @@ class REBELClassifier(BaseBoostingClassifier):
 
     def _fitted_metadata(self):
         # A tree model has no scaling (None), also when a distributed fit made it (rebelboost.dask: trees only).
-        return {"cost_matrix": self.cost_matrix_.tolist(), "similarity_scaling": getattr(self, "similarity_scaling_", None)}
+        return {"cost_matrix": self.cost_matrix_.tolist(), "similarity_scaling": getattr(self, "similarity_scaling_", None),
+                "hybrid_depth": getattr(self, "hybrid_depth_", None)}
 
     def _restore_fitted_metadata(self, meta):
         # Files written before the costs were stored rebuild them from the parameters.
@@ -301,6 +302,18 @@ class REBELClassifier(BaseBoostingClassifier):
         if scaling not in (None, "feature", "global") or (scaling is None) != (self.weak_learner == "tree"):
             raise ValueError(f"the metadata's similarity_scaling {scaling!r} does not fit weak_learner={self.weak_learner!r}")
         self.similarity_scaling_ = scaling
+        self.hybrid_depth_ = self._stored_hybrid_depth(meta)
+
+    def _stored_hybrid_depth(self, meta):
+        """hybrid_depth_ from a loaded file's metadata; files before the depth rule held stumps for "auto"."""
+        hybrid = self.weak_learner == "hybrid"
+        depth = meta["hybrid_depth"] if "hybrid_depth" in meta else (
+            None if not hybrid else 1 if self.max_depth == "auto" else self.max_depth)
+        is_depth = isinstance(depth, int) and not isinstance(depth, bool) and 1 <= depth <= 8
+        if not (is_depth and self.max_depth in ("auto", depth) if hybrid else depth is None):
+            raise ValueError(f"the metadata's hybrid_depth {depth!r} does not fit weak_learner={self.weak_learner!r} "
+                             f"and max_depth={self.max_depth!r}")
+        return depth
 
     def decision_function(self, X: ArrayLike, n_iter: int | None = None, *,
                           pred_contrib: bool = False) -> NDArray[np.float64]:

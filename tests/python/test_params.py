@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import inspect
+import json
 import math
 
 import numpy as np
@@ -95,7 +96,7 @@ def test_hybrid_depth_is_stumps_below_the_threshold():
     assert [hybrid_depth(n) for n in (1, 384, 511, 512, 674, 10**9)] == [1, 1, 1, 3, 3, 3]
 
 
-def test_a_hybrid_fit_takes_its_depth_from_the_rows_it_trains_on():
+def test_a_hybrid_fit_takes_its_depth_from_the_rows_it_trains_on(tmp_path):
     rng = np.random.default_rng(4)
     X = rng.normal(size=(700, 4))
     y = (X[:, 0] * X[:, 1] > 0).astype(int)
@@ -114,6 +115,30 @@ def test_a_hybrid_fit_takes_its_depth_from_the_rows_it_trains_on():
     warm = fit(warm_start=True).fit(X, y)
     warm.set_params(n_estimators=5).fit(X, y)
     assert warm._model.to_bytes() == fit(5).fit(X, y)._model.to_bytes()
+    # The model file keeps it; files before the rule held stumps (or the explicit depth); a bad entry is refused.
+    clf = fit().fit(X, y)
+    clf.save(tmp_path / "m.rbm")
+    assert rebelboost.load(tmp_path / "m.rbm").hybrid_depth_ == 3
+    model = rebelboost._core.Model.load(str(tmp_path / "m.rbm"))
+    meta = json.loads(model.metadata)
+    del meta["hybrid_depth"]
+    model.metadata = json.dumps(meta).encode()
+    model.save(str(tmp_path / "old.rbm"))
+    assert rebelboost.load(tmp_path / "old.rbm").hybrid_depth_ == 1
+    for bad in (None, 0, 9, True, "3", 2.0):
+        meta["hybrid_depth"] = bad
+        model.metadata = json.dumps(meta).encode()
+        model.save(str(tmp_path / "bad.rbm"))
+        with pytest.raises(rebelboost.ModelFileError, match="hybrid_depth"):
+            rebelboost.load(tmp_path / "bad.rbm")
+    meta["hybrid_depth"], meta["params"]["max_depth"] = 3, 2  # an explicit depth is the depth
+    model.metadata = json.dumps(meta).encode()
+    model.save(str(tmp_path / "bad.rbm"))
+    with pytest.raises(rebelboost.ModelFileError, match="hybrid_depth"):
+        rebelboost.load(tmp_path / "bad.rbm")
+    trees = rebelboost.REBELClassifier(n_estimators=2, n_jobs=1).fit(X, y)
+    trees.save(tmp_path / "t.rbm")
+    assert rebelboost.load(tmp_path / "t.rbm").hybrid_depth_ is None
     # Other learners have none.
     assert rebelboost.REBELClassifier(n_estimators=2, n_jobs=1).fit(X, y).hybrid_depth_ is None
 
