@@ -177,13 +177,19 @@ def _by_learner(tree, similarity, hybrid=None):
     return lambda instance: values[instance.weak_learner]
 
 
+def _rebel_depth(instance):
+    """Rule: 2 for trees; for hybrids the depth fit found from the rows it trains on (hybrid_depth, stored in
+    hybrid_depth_), stumps before a fit."""
+    if instance.weak_learner != "hybrid":
+        return 2
+    return getattr(instance, "hybrid_depth_", None) or 1
+
+
 def _rebel_auto():
     n_iter, fraction, scoring = (PARAMS[name].default for name in ("n_iter_no_change", "validation_fraction", "scoring"))
     return {
         "n_estimators": _by_learner(CORE_DEFAULTS["n_estimators"], SIMILARITY_MAX_ESTIMATORS),
-        # Hybrids: from the rows the fit trains on (hybrid_depth), which fit stores in hybrid_depth_; before a
-        # fit, stumps.
-        "max_depth": lambda instance: (getattr(instance, "hybrid_depth_", None) or 1) if instance.weak_learner == "hybrid" else 2,
+        "max_depth": _rebel_depth,
         "early_stopping": lambda instance: instance.weak_learner != "tree" and instance.n_estimators == "auto",
         "n_iter_no_change": _by_learner(n_iter, SIMILARITY_PATIENCE),
         "validation_fraction": _by_learner(fraction, SIMILARITY_VALIDATION_FRACTION),

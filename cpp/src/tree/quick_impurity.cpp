@@ -155,8 +155,9 @@ class ImpurityBound {
   // and a bound after every chunk halved the time spent finishing features on integer spikes
   // (bench/quick_criteria.py's task, 200 stumps, 2 threads, timed by a throw-away script: 0.20 s to 0.11 s),
   // where features left after subset 0 used to read up to twice the chunks they needed. Gini: the
-  // completed bound grows by at most 8x the mass added (a row that was counted on one side and lands on the other moves each side's error by at
-  // most 4x its mass). The variance: every split's error on the rows so far is at most their mass.
+  // completed bound grows by at most 8x the mass added (a row that was counted on one side and lands on the
+  // other moves each side's error by at most 4x its mass). The variance: every split's error on the rows so
+  // far is at most their mass.
   void refresh(Progress& p, std::size_t j, Bound& prelim, Bound best) {
     if (j + 2 >= bounds_.size()) return;
     if (criterion_ != ImpurityCriterion::kVariance && (j & (j - 1)) != 0) return;

@@ -137,7 +137,6 @@ TEST(QuickChooser, InvestedTimeIsNotThePassCost) {
   EXPECT_FALSE(charged.use_quick(0.1));
 }
 
-
 // A pruned pass that lost is probed again after the interval, or at once when the mass got much more
 // concentrated than at the last probe, the first one included: at the same concentration it waits.
 TEST(QuickChooser, ReprobesALosingPassOnlyWhenDueOrMoreConcentrated) {
