@@ -150,6 +150,7 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
         bin_seed, seed = self._seeds(warm)
         evals = check_eval_sets(self, eval_set, classes, X.dtype, class_weights)
         carved = bool(stopping["early_stopping"] and not evals)
+        all_rows = (X, y_encoded, sample_weight)  # what a refit trains on (_refit_size)
         if carved:
             X, y_encoded, sample_weight, validation = split_validation(
                 X, y_encoded, sample_weight, stopping["validation_fraction"], seed)
@@ -191,7 +192,41 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
         monitor.close(stop_reason, self._model.n_learners)
         if error is not None:
             raise error
+        n_refit = self._refit_size(carved, warm, stop_reason, stopping)
+        if n_refit:
+            self._refit(all_rows, n_refit, len(classes), bin_seed, seed)
         return self
+
+    def _refit_size(self, carved, warm, stop_reason, stopping):
+        """Hook: learners to train again on every row after early stopping on a carve (0: keep the carve's
+        model)."""
+        return 0
+
+    def _refit(self, all_rows, n_learners, n_classes, bin_seed, seed):
+        """Train ``n_learners`` on every training row (``all_rows``: X, labels, weights before the carve) with
+        this fit's parameters and seeds, and keep that model; ``fit_info_["refit"]`` records it. The carve's
+        record stays in ``fit_info_`` and ``evals_result_`` (it picked the stage). Interrupted or failed, the
+        carve's model stays and the error is raised."""
+        X, y_encoded, sample_weight = all_rows
+        params = {**self._core_params(), "n_estimators": n_learners}
+        model, history, stop_reason, stop_message, error, stage_seconds = _core.train(
+            X, y_encoded, sample_weight, n_classes, self._loss, bin_seed=bin_seed, seed=seed, callback=None,
+            init_model=None, eval_sets=[], **params, **self._core_extra())
+        if error is not None:
+            stop_reason = "interrupted" if isinstance(error, KeyboardInterrupt) else "error"
+        kept = stop_reason not in ("interrupted", "error", "diverged")
+        self.fit_info_["refit"] = {
+            "n_estimators": n_learners, "n_iterations": len(history), "stop_reason": stop_reason,
+            "kept": kept, "seconds": float(sum(stage_seconds["wall"].values())),
+            "learner": np.array([h["learner"] for h in history], dtype=np.int64)}
+        if error is not None:
+            raise error
+        if not kept:
+            warnings.warn(f"{type(self).__name__}: the refit on every row {stop_message}; the model trained on the "
+                          f"rows left after the validation carve is kept", ConvergenceWarning, stacklevel=3)
+            return
+        self._model = model
+        self.__dict__.pop("cascade_report_", None)
 
     def _check_divergence(self, stop_reason, stop_message, n_learners):
         """The one rule for a fit that diverged: an error when it kept no learner, else a ConvergenceWarning."""
@@ -207,6 +242,7 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
     def _record_fit(self, history, stop_reason, monitor, stage_seconds):
         """fit_info_, evals_result_, best_iteration_; early stopping keeps the best iteration's trees."""
         self.fit_info_ = {
+            "refit": None,
             "stop_reason": stop_reason,
             "n_iterations": len(history),
             "n_replayed": sum(1 for h in history if h["replayed"]),

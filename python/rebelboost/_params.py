@@ -24,7 +24,8 @@ from rebelboost._monitor import METRICS, REGRESSION_METRICS
 __all__ = ["Param", "Estimator", "PARAMS", "ESTIMATORS", "CRITERIA", "MAX_ESTIMATORS", "constraints_for",
            "core_arguments", "default_of", "value_of", "SIMILARITY_MAX_ESTIMATORS", "SIMILARITY_PATIENCE",
            "SIMILARITY_VALIDATION_FRACTION", "SIMILARITY_SCORING", "HYBRID_MAX_DEPTH", "HYBRID_DEEP_ROWS",
-           "HYBRID_SCORING", "hybrid_depth"]
+           "HYBRID_SCORING", "hybrid_depth",
+           "REFIT_AUTO", "refit_size"]
 
 CORE_DEFAULTS = _core.train_param_defaults()
 CORE_BOUNDS = _core.PARAM_BOUNDS  # {core name: (low, high, low_open, high_open, integral)}
@@ -119,6 +120,7 @@ PARAMS = {p.name: p for p in [
     Param("similarity_max_candidates", core="max_candidates",
           cli="similarities and hybrids: two-point candidates visited per iteration, nearest to the anchor first "
               "(0: all, the thesis's procedure)"),
+    Param("refit", default=False, constraints=("boolean",)),
     Param("min_samples_leaf", core="min_samples_leaf",
           cli="regressor: least sample weight of a leaf, in mean sample weights (rows without weights)"),
 ]}
@@ -159,6 +161,14 @@ SIMILARITY_SCORING = "log_loss"
 HYBRID_MAX_DEPTH = 3
 HYBRID_DEEP_ROWS = 512
 HYBRID_SCORING = "error"
+# refit="auto": hybrids train again on every row after stopping on their carve; similarities and trees do
+# not. On the validation quarters of issue 22's sets (bench/results/default_refit.md), the refit at
+# T / (1 - fraction) learners erred less than the carve's model for hybrids on 6 of 7 sets; for similarities
+# it erred less on the two with 673 and 3 750 rows after the carve (digits, Fashion-MNIST 10k) and more on
+# three of the five with 67 to 288 rows, and on 5 000 x 30 it made the default fit 41 to 54 s instead of 17
+# to 25 (the refit of about 6 000 similarities costs more than the carve's fit): over the 30 s the default
+# fit has (bench/results/hybrid_speed_default.md). The hybrid's refit made its 22 to 24 s.
+REFIT_AUTO = {"tree": False, "similarity": False, "hybrid": True}
 
 
 def hybrid_depth(n_rows):
@@ -169,6 +179,13 @@ def hybrid_depth(n_rows):
     split on two. Any threshold between 384 and 673 rows (Pima with an eval_set, digits after its carve)
     gives the same depths on all seven sets, with or without an eval_set; 512 is a round one."""
     return HYBRID_MAX_DEPTH if n_rows >= HYBRID_DEEP_ROWS else 1
+
+
+def refit_size(best_iteration, validation_fraction, cap):
+    """Learners of the refit: the carve's stage scaled to the rows a learner then sees, T / (1 - fraction)
+    (rounded up), at most the cap. The scaled stage erred less than T itself on 6 of 7 sets for hybrids and
+    on both larger sets for similarities (bench/results/default_refit.md)."""
+    return min(int(cap), math.ceil(best_iteration / (1.0 - validation_fraction)))
 
 
 def _by_learner(tree, similarity, hybrid=None):
@@ -194,6 +211,7 @@ def _rebel_auto():
         "n_iter_no_change": _by_learner(n_iter, SIMILARITY_PATIENCE),
         "validation_fraction": _by_learner(fraction, SIMILARITY_VALIDATION_FRACTION),
         "scoring": _by_learner(scoring, SIMILARITY_SCORING, HYBRID_SCORING),
+        "refit": _by_learner(REFIT_AUTO["tree"], REFIT_AUTO["similarity"], REFIT_AUTO["hybrid"]),
         # Resolved from the training rows in fit (rebelboost._scaling.choose_scaling): the attribute it sets.
         # Before a fit, and for trees (which ignore it), "feature".
         "similarity_scaling": lambda instance: getattr(instance, "similarity_scaling_", None) or "feature",
@@ -211,7 +229,7 @@ ESTIMATORS = {
     "veb": Estimator("VEBBoostClassifier", _COMMON + ("criterion", "lam")),
     "rebel": Estimator("REBELClassifier", _COMMON + ("cost_matrix", "weak_learner", "similarity_scaling",
                                                      "similarity_cache_mb", "loss", "tree_penalty",
-                                                     "similarity_max_candidates"),
+                                                     "similarity_max_candidates", "refit"),
                        defaults={name: "auto" for name in _rebel_auto()}, auto=_rebel_auto()),
     "squared_error": Estimator("BoostingRegressor",
                                ("n_estimators", "learning_rate", "max_depth", "min_samples_leaf", "n_bins", "subsample",

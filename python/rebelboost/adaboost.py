@@ -117,7 +117,9 @@ class AdaBoostClassifier(BinaryBoostingClassifier):
         "leaf_values", "partition", "step", "update", "evaluation": seconds}``; the stages partition the
         fit, so they sum to its wall time (docs/how_it_works.md "Where a fit spends its time"). ``stage_cpu_seconds``:
         ``{"thread": {stage: s}, "process": {stage: s}}``, the CPU seconds of the training thread and of the
-        whole process in each stage.
+        whole process in each stage. ``refit``: None, or for a :class:`rebelboost.REBELClassifier` that
+        trained again on every row after early stopping on its carve (its ``refit``), that fit's
+        ``n_estimators``, ``n_iterations``, ``stop_reason``, ``kept``, ``seconds`` and ``learner``.
     evals_result_ : dict
         ``{set name: {scoring: array}}``, entry ``k - 1`` is the metric of the first ``k`` trees.
     best_iteration_ : int or None

@@ -14,7 +14,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from rebelboost import _core, _scaling, _similarity
 from rebelboost._base import BaseBoostingClassifier
-from rebelboost._params import constraints_for, hybrid_depth
+from rebelboost._params import constraints_for, hybrid_depth, refit_size, value_of
 from rebelboost._typing import Callback
 from rebelboost._validation import check_predict_data
 
@@ -81,6 +81,15 @@ class REBELClassifier(BaseBoostingClassifier):
         errors is kept, the patience counts from the last lower error). Why: docs/guide/similarity.md
         "Defaults"; the rules are the parameter table's (``rebelboost._params``). Pass
         ``early_stopping=False`` to train on every row.
+    refit : bool or "auto", default="auto"
+        After early stopping on a split carved from X (no ``eval_set``), train again on every row of X with
+        ``ceil(T / (1 - validation_fraction))`` learners, T the stage the carve picked (``best_iteration_``),
+        and keep that model: the carved rows are no longer lost to it. ``fit_info_["refit"]`` records the
+        refit (None without); ``fit_info_``'s other entries, ``evals_result_`` and ``best_iteration_`` stay
+        the carve fit's. "auto": for hybrids, not for similarities and trees (``REFIT_AUTO``; chosen on
+        validation data and the default's time, docs/guide/similarity.md "Defaults"). No effect with an
+        ``eval_set``, without early stopping or on a warm start. The refit costs about as much as the
+        carve's fit.
     max_depth : int or "auto", default="auto"
         Depth of every tree (1 to 8). "auto": 2; for hybrids, from the rows the fit trains on (after any
         validation carve): ``HYBRID_MAX_DEPTH`` (3) from ``HYBRID_DEEP_ROWS`` (512) rows, stumps below (on
@@ -184,6 +193,7 @@ class REBELClassifier(BaseBoostingClassifier):
         loss: str = "exponential",
         tree_penalty: float = 0.0,
         similarity_max_candidates: int = 256,
+        refit: bool | Literal["auto"] = "auto",
     ) -> None:
         self.n_estimators = n_estimators
         self.max_depth = max_depth
@@ -211,6 +221,7 @@ class REBELClassifier(BaseBoostingClassifier):
         self.loss = loss
         self.tree_penalty = tree_penalty
         self.similarity_max_candidates = similarity_max_candidates
+        self.refit = refit
 
     def _check_classes(self, classes, y_encoded, sample_weight, y):
         if len(classes) < 2:
@@ -234,6 +245,15 @@ class REBELClassifier(BaseBoostingClassifier):
             self.hybrid_depth_ = int(self.max_depth)
         elif not (warm and getattr(self, "hybrid_depth_", None)):  # a warm start keeps the first fit's depth
             self.hybrid_depth_ = hybrid_depth(X.shape[0])
+
+    def _refit_size(self, carved, warm, stop_reason, stopping):
+        # Only a fresh fit that stopped early on its own carve: an eval_set or early_stopping=False trained on
+        # every row already; a warm start continues the trees it holds.
+        if not carved or warm or stop_reason not in ("callback", "n_estimators") or not self.best_iteration_:
+            return 0
+        if not value_of(self._loss, self, "refit"):
+            return 0
+        return refit_size(self.best_iteration_, stopping["validation_fraction"], stopping["n_estimators"])
 
     def _resolve_scaling(self, X, y_encoded, seed, warm):
         if self.weak_learner == "tree":
