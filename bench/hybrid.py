@@ -164,8 +164,10 @@ def default_fit(d, learner, eval_set=False):
     Xtr, ytr, Xva, yva, Xte, yte = d
     start = time.perf_counter()
     clf = REBELClassifier(weak_learner=learner, n_jobs=N_JOBS).fit(Xtr, ytr, eval_set=[(Xva, yva)] if eval_set else None)
-    return {"error": error(clf, Xte, yte), "fit_seconds": time.perf_counter() - start,
-            "choice": f"T={clf.n_estimators_} of {clf.fit_info_['n_iterations']} ({clf.fit_info_['stop_reason']})",
+    refit = clf.fit_info_.get("refit")
+    choice = f"T={clf.best_iteration_ if refit else clf.n_estimators_} of {clf.fit_info_['n_iterations']} " \
+             f"({clf.fit_info_['stop_reason']})" + (f", refit {refit['n_estimators']} on every row" if refit else "")
+    return {"error": error(clf, Xte, yte), "fit_seconds": time.perf_counter() - start, "choice": choice,
             "n_learners": int(clf.n_estimators_)}
 
 
