@@ -209,11 +209,20 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
         carve's model stays and the error is raised."""
         X, y_encoded, sample_weight = all_rows
         params = {**self._core_params(), "n_estimators": n_learners}
-        model, history, stop_reason, stop_message, error, stage_seconds = _core.train(
-            X, y_encoded, sample_weight, n_classes, self._loss, bin_seed=bin_seed, seed=seed, callback=None,
-            init_model=None, eval_sets=[], **params, **self._core_extra())
+        # Progress output only: the callbacks and the eval sets watched the carve's fit, which chose the stage.
+        monitor = TrainingMonitor(self, n_classes, [], "loss", False, 1, self.tol, int(self.verbose), None,
+                                  total=n_learners, label="refit")
+        try:
+            model, history, stop_reason, stop_message, error, stage_seconds = _core.train(
+                X, y_encoded, sample_weight, n_classes, self._loss, bin_seed=bin_seed, seed=seed,
+                callback=monitor if monitor.needed else None, init_model=None, eval_sets=[], **params,
+                **self._core_extra())
+        except BaseException:
+            monitor.close()
+            raise
         if error is not None:
             stop_reason = "interrupted" if isinstance(error, KeyboardInterrupt) else "error"
+        monitor.close(stop_reason, len(history))
         kept = stop_reason not in ("interrupted", "error", "diverged")
         self.fit_info_["refit"] = {
             "n_estimators": n_learners, "n_iterations": len(history), "stop_reason": stop_reason,

@@ -64,8 +64,11 @@ class TrainingMonitor:
     Iteration k (1-based) is the model with its first k trees; ``history[name][k - 1]`` is its metric.
     """
 
-    def __init__(self, estimator, n_classes, evals, scoring, early_stopping, n_iter_no_change, tol, verbose, callbacks):
+    def __init__(self, estimator, n_classes, evals, scoring, early_stopping, n_iter_no_change, tol, verbose, callbacks,
+                 total=None, label=""):
         self.estimator = estimator
+        self.total = total  # the progress bar's length (None: the estimator's n_estimators)
+        self.label = label  # after the estimator's name in the bar and the log lines (a refit's "refit")
         self.n_classes = n_classes
         self.evals = evals
         self.scoring = scoring
@@ -159,15 +162,17 @@ class TrainingMonitor:
                 from tqdm.auto import tqdm
 
                 stopping = getattr(self.estimator, "_stopping", None)  # the classifiers resolve n_estimators="auto"
-                total = int(stopping()["n_estimators"] if stopping is not None else self.estimator.n_estimators)
-                self._bar = tqdm(total=total, desc=type(self.estimator).__name__, unit="tree", file=sys.stderr,
-                                 leave=True)
+                total = self.total or int(stopping()["n_estimators"] if stopping is not None else self.estimator.n_estimators)
+                self._bar = tqdm(total=total, desc=self._name(), unit="tree", file=sys.stderr, leave=True)
             self._bar.set_postfix_str(", ".join(self._summary()), refresh=False)
             self._bar.update(1)
         elif self.verbose >= 2 and not replayed:
             k = self.last["iteration"]
             if self.verbose >= 3 or k == 1 or k % 10 == 0:
-                self._log(f"[{type(self.estimator).__name__}] iteration {k}: " + ", ".join(self._summary()))
+                self._log(f"[{self._name()}] iteration {k}: " + ", ".join(self._summary()))
+
+    def _name(self):
+        return type(self.estimator).__name__ + (f" {self.label}" if self.label else "")
 
     def _log(self, message):
         if self.verbose >= 2 and self._log_handler is None and not logger.hasHandlers():
@@ -185,7 +190,7 @@ class TrainingMonitor:
             self._bar = None
         if self.verbose >= 2 and stop_reason is not None:
             best = self.best_iteration
-            self._log(f"[{type(self.estimator).__name__}] stopped ({stop_reason}) with {n_trees} trees"
+            self._log(f"[{self._name()}] stopped ({stop_reason}) with {n_trees} trees"
                       + (f"; best iteration {best}" if best is not None else ""))
         if self._log_handler is not None:
             logger.removeHandler(self._log_handler)

@@ -89,7 +89,8 @@ class REBELClassifier(BaseBoostingClassifier):
         the carve fit's. "auto": for hybrids, not for similarities and trees (``REFIT_AUTO``; chosen on
         validation data and the default's time, docs/guide/similarity.md "Defaults"). No effect with an
         ``eval_set``, without early stopping or on a warm start. The refit costs about as much as the
-        carve's fit.
+        carve's fit; ``verbose`` shows it as "REBELClassifier refit", ``callbacks`` watch the carve's fit
+        only (it chose the stage).
     max_depth : int or "auto", default="auto"
         Depth of every tree (1 to 8). "auto": 2; for hybrids, from the rows the fit trains on (after any
         validation carve): ``HYBRID_MAX_DEPTH`` (3) from ``HYBRID_DEEP_ROWS`` (512) rows, stumps below (on

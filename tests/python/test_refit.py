@@ -115,3 +115,14 @@ def test_the_parameter_survives_the_model_file(tmp_path):
     loaded = rebelboost.load(path)
     assert loaded.refit is False
     np.testing.assert_array_equal(loaded.predict(X), clf.predict(X))
+
+
+def test_verbose_names_the_refit(caplog):
+    X, y = data(300)
+    with caplog.at_level("INFO", logger="rebelboost"):
+        clf = REBELClassifier(weak_learner="hybrid", verbose=2, **FAST).fit(X, y)
+    lines = [r.getMessage() for r in caplog.records]
+    n = clf.fit_info_["refit"]["n_estimators"]
+    assert any(line.startswith("[REBELClassifier] stopped (callback)") for line in lines)
+    assert f"[REBELClassifier refit] stopped (n_estimators) with {n} trees" in lines
+    assert sum(line.startswith("[REBELClassifier refit] iteration ") for line in lines) == 1 + n // 10
