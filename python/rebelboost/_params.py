@@ -120,7 +120,9 @@ PARAMS = {p.name: p for p in [
     Param("similarity_max_candidates", core="max_candidates",
           cli="similarities and hybrids: two-point candidates visited per iteration, nearest to the anchor first "
               "(0: all, the thesis's procedure)"),
-    Param("refit", default=False, constraints=("boolean",)),
+    Param("refit", default=False, constraints=("boolean",),
+          cli="REBEL after early stopping on a split carved from the training rows: train again on every row with "
+              "the stage scaled to them (true, false or auto: hybrids only)"),
     Param("min_samples_leaf", core="min_samples_leaf",
           cli="regressor: least sample weight of a leaf, in mean sample weights (rows without weights)"),
 ]}

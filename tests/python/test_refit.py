@@ -126,3 +126,21 @@ def test_verbose_names_the_refit(caplog):
     assert any(line.startswith("[REBELClassifier] stopped (callback)") for line in lines)
     assert f"[REBELClassifier refit] stopped (n_estimators) with {n} trees" in lines
     assert sum(line.startswith("[REBELClassifier refit] iteration ") for line in lines) == 1 + n // 10
+
+
+def test_the_command_line_takes_it(tmp_path):
+    from rebelboost.cli import main
+
+    X, y = data(300)
+    path = tmp_path / "d.csv"
+    np.savetxt(path, np.column_stack([X, y]), delimiter=",", header=",".join([f"x{i}" for i in range(6)] + ["y"]),
+               comments="")
+    kept = {}
+    for refit in ("true", "false"):
+        model = tmp_path / f"{refit}.rbm"
+        assert main(["train", str(path), "--target", "y", "--model", str(model), "--weak-learner", "hybrid",
+                     "--refit", refit, "--random-state", "3"]) == 0
+        clf = rebelboost.load(model)
+        kept[refit] = (clf.refit, clf.n_estimators_)
+    assert kept["true"][0] is True and kept["false"][0] is False
+    assert kept["true"][1] > kept["false"][1]  # ceil(T / 0.75) against T
