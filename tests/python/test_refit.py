@@ -144,3 +144,18 @@ def test_the_command_line_takes_it(tmp_path):
         kept[refit] = (clf.refit, clf.n_estimators_)
     assert kept["true"][0] is True and kept["false"][0] is False
     assert kept["true"][1] > kept["false"][1]  # ceil(T / 0.75) against T
+
+
+def test_weights_reach_the_refit():
+    X, y = data(400)
+    w = np.random.RandomState(0).uniform(0.2, 3.0, size=len(y))
+    params = {**FAST, "weak_learner": "hybrid", "class_weight": "balanced"}
+    clf = REBELClassifier(**params).fit(X, y, sample_weight=w)
+    n = clf.fit_info_["refit"]["n_estimators"]
+    direct = REBELClassifier(**{**params, "n_estimators": n, "early_stopping": False, "max_depth": clf.hybrid_depth_,
+                                "similarity_scaling": clf.similarity_scaling_}).fit(X, y, sample_weight=w)
+    assert clf._model.to_bytes() == direct._model.to_bytes()
+    unweighted = REBELClassifier(**{**params, "n_estimators": n, "early_stopping": False, "class_weight": None,
+                                    "max_depth": clf.hybrid_depth_,
+                                    "similarity_scaling": clf.similarity_scaling_}).fit(X, y)
+    assert clf._model.to_bytes() != unweighted._model.to_bytes()
