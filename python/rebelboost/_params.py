@@ -24,8 +24,7 @@ from rebelboost._monitor import METRICS, REGRESSION_METRICS
 __all__ = ["Param", "Estimator", "PARAMS", "ESTIMATORS", "CRITERIA", "MAX_ESTIMATORS", "constraints_for",
            "core_arguments", "default_of", "value_of", "SIMILARITY_MAX_ESTIMATORS", "SIMILARITY_PATIENCE",
            "SIMILARITY_VALIDATION_FRACTION", "SIMILARITY_SCORING", "HYBRID_MAX_DEPTH", "HYBRID_DEEP_ROWS",
-           "HYBRID_SCORING", "hybrid_depth",
-           "REFIT_AUTO", "refit_size"]
+           "HYBRID_SCORING", "hybrid_depth", "REFIT_AUTO", "refit_size"]
 
 CORE_DEFAULTS = _core.train_param_defaults()
 CORE_BOUNDS = _core.PARAM_BOUNDS  # {core name: (low, high, low_open, high_open, integral)}
