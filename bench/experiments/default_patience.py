@@ -63,7 +63,7 @@ def replay(curve, patience, ratio, late_ties):
 def fit_split(name, seed, family, d):
     Xtr, ytr, Xva, yva, Xte, yte = d
     start = time.perf_counter()
-    carve = REBELClassifier(weak_learner=family, n_iter_no_change=SIMILARITY_MAX_ESTIMATORS,
+    carve = REBELClassifier(weak_learner=family, n_iter_no_change=SIMILARITY_MAX_ESTIMATORS, refit=False,
                             n_jobs=hybrid.N_JOBS).fit(Xtr, ytr)
     carve_s = time.perf_counter() - start
     metric = next(iter(carve.evals_result_["validation"]))  # the default's: log_loss or error

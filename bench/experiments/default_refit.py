@@ -63,7 +63,7 @@ def errors(clf, d):
 def fit_split(name, seed, family, d):
     Xtr, ytr = d[0], d[1]
     start = time.perf_counter()
-    clf = REBELClassifier(weak_learner=family, n_jobs=hybrid.N_JOBS).fit(Xtr, ytr)
+    clf = REBELClassifier(weak_learner=family, refit=False, n_jobs=hybrid.N_JOBS).fit(Xtr, ytr)  # the carve's model
     seconds = time.perf_counter() - start
     kept = int(clf.n_estimators_)
     row = {"set": name, "split": seed, "family": family, "kept": kept, "carve s": round(seconds, 2),
