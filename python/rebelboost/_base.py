@@ -159,13 +159,10 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
         monitor = TrainingMonitor(self, len(classes), evals, stopping["scoring"], stopping["early_stopping"],
                                   stopping["n_iter_no_change"], self.tol, int(self.verbose), self.callbacks)
         try:
-            model, history, stop_reason, stop_message, error, stage_seconds = _core.train(
-                X, y_encoded, sample_weight, len(classes), self._loss,
-                bin_seed=bin_seed, seed=seed, callback=monitor if monitor.needed else None,
-                init_model=self._model if warm else None, eval_sets=[e.core_tuple() for e in evals],
-                **self._core_params(), **self._core_extra())
+            model, history, stop_reason, stop_message, error, stage_seconds = self._train_core(
+                X, y_encoded, sample_weight, len(classes), bin_seed, seed, monitor, evals,
+                init_model=self._model if warm else None)
         except ValueError as exc:
-            monitor.close()
             if warm and carved and "another bias" in str(exc):
                 # The bias check compares the labels and weights of the rows trained on; this fit trains on X
                 # minus its own validation split, so "other labels or sample weights" would mislead.
@@ -175,11 +172,6 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
                     f"fitted trees were trained on, so it cannot continue them; pass the eval_set the first fit "
                     f"used (fit(X, y, eval_set=[(X_val, y_val)])) or set early_stopping=False ({exc})") from None
             raise
-        except BaseException:
-            monitor.close()
-            raise
-        if error is not None:
-            stop_reason = "interrupted" if isinstance(error, KeyboardInterrupt) else "error"
         try:
             self._check_divergence(stop_reason, stop_message, model.n_learners if error is None else 1)
         except ValueError:
@@ -197,6 +189,24 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
             self._refit(all_rows, n_refit, len(classes), bin_seed, seed)
         return self
 
+    def _train_core(self, X, y_encoded, sample_weight, n_classes, bin_seed, seed, monitor, evals, init_model=None,
+                    **overrides):
+        """The core's train() with this fit's parameters (``overrides`` replace some): (model, history,
+        stop_reason, stop_message, error, stage_seconds), stop_reason "interrupted" (Ctrl-C) or "error" (a
+        callback raised) where the core returns an error. If the call raises, the monitor is closed first."""
+        try:
+            model, history, stop_reason, stop_message, error, stage_seconds = _core.train(
+                X, y_encoded, sample_weight, n_classes, self._loss,
+                bin_seed=bin_seed, seed=seed, callback=monitor if monitor.needed else None,
+                init_model=init_model, eval_sets=[e.core_tuple() for e in evals],
+                **{**self._core_params(), **overrides}, **self._core_extra())
+        except BaseException:
+            monitor.close()
+            raise
+        if error is not None:
+            stop_reason = "interrupted" if isinstance(error, KeyboardInterrupt) else "error"
+        return model, history, stop_reason, stop_message, error, stage_seconds
+
     def _refit_size(self, carved, warm, stop_reason, stopping):
         """Hook: learners to train again on every row after early stopping on a carve (0: keep the carve's
         model)."""
@@ -207,21 +217,11 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
         this fit's parameters and seeds, and keep that model; ``fit_info_["refit"]`` records it. The carve's
         record stays in ``fit_info_`` and ``evals_result_`` (it picked the stage). Interrupted or failed, the
         carve's model stays and the error is raised."""
-        X, y_encoded, sample_weight = all_rows
-        params = {**self._core_params(), "n_estimators": n_learners}
         # Progress output only: the callbacks and the eval sets watched the carve's fit, which chose the stage.
         monitor = TrainingMonitor(self, n_classes, [], "loss", False, 1, self.tol, int(self.verbose), None,
                                   total=n_learners, label="refit")
-        try:
-            model, history, stop_reason, stop_message, error, stage_seconds = _core.train(
-                X, y_encoded, sample_weight, n_classes, self._loss, bin_seed=bin_seed, seed=seed,
-                callback=monitor if monitor.needed else None, init_model=None, eval_sets=[], **params,
-                **self._core_extra())
-        except BaseException:
-            monitor.close()
-            raise
-        if error is not None:
-            stop_reason = "interrupted" if isinstance(error, KeyboardInterrupt) else "error"
+        model, history, stop_reason, stop_message, error, stage_seconds = self._train_core(
+            *all_rows, n_classes, bin_seed, seed, monitor, [], n_estimators=n_learners)
         monitor.close(stop_reason, len(history))
         kept = stop_reason not in ("interrupted", "error", "diverged")
         self.fit_info_["refit"] = {
