@@ -159,3 +159,12 @@ def test_weights_reach_the_refit():
                                     "max_depth": clf.hybrid_depth_,
                                     "similarity_scaling": clf.similarity_scaling_}).fit(X, y)
     assert clf._model.to_bytes() != unweighted._model.to_bytes()
+
+
+@pytest.mark.parametrize("bad", ["x", 1, None, 0.5])
+def test_a_bad_refit_is_a_clear_error(bad):
+    from sklearn.utils._param_validation import InvalidParameterError
+
+    X, y = data(60)
+    with pytest.raises(InvalidParameterError, match="'refit' parameter"):
+        REBELClassifier(refit=bad, weak_learner="hybrid").fit(X, y)
