@@ -35,7 +35,8 @@ class Family {
 
   // Fits one learner on the loss's current weights, makes it the pending learner and returns its step
   // before shrinkage (has_edge false when no learner of the family lowers the loss). Writes the family's
-  // fields of `info`.
+  // fields of `info` only, and only reads the loss: the hybrid family runs its two families' fit at the
+  // same time on two threads (hybrid_family.cpp).
   virtual loss::Loss::Step fit(loss::Loss& loss, int iteration, IterationInfo& info) = 0;
 
   // The pending learner's outputs f_n on the training rows (|f_n| <= 1), in training row order: what the
