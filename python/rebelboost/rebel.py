@@ -74,7 +74,8 @@ class REBELClassifier(BaseBoostingClassifier):
     early_stopping, n_iter_no_change, validation_fraction, scoring : default="auto"
         As in :class:`rebelboost.AdaBoostClassifier`. "auto": for trees ``False``, 10, 0.1 and "loss"; for
         similarities and hybrids with ``n_estimators="auto"``, early stopping on the first ``eval_set``, else
-        on a ``SIMILARITY_VALIDATION_FRACTION`` (25 %) split carved from X, with a patience of
+        on a split carved from X (``SIMILARITY_VALIDATION_FRACTION``, 25 %, for similarities;
+        ``HYBRID_VALIDATION_FRACTION``, 40 %, for hybrids, whose refit returns those rows), with a patience of
         ``SIMILARITY_PATIENCE`` (500) learners, as their validation curves fall slowly; with a number of
         learners given, no early stopping. Similarities watch the validation log loss
         (``SIMILARITY_SCORING``), hybrids the validation error (``HYBRID_SCORING``; the latest of equal

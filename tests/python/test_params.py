@@ -14,8 +14,8 @@ from sklearn.utils._param_validation import Interval, StrOptions
 import rebelboost
 from rebelboost import _core
 from rebelboost._params import (CORE_BOUNDS, CORE_DEFAULTS, ESTIMATORS, HYBRID_DEEP_ROWS, HYBRID_MAX_DEPTH,
-                                HYBRID_SCORING, PARAMS, SIMILARITY_MAX_ESTIMATORS, SIMILARITY_PATIENCE, SIMILARITY_SCORING,
-                                SIMILARITY_VALIDATION_FRACTION,
+                                HYBRID_SCORING, HYBRID_VALIDATION_FRACTION, PARAMS, SIMILARITY_MAX_ESTIMATORS,
+                                SIMILARITY_PATIENCE, SIMILARITY_SCORING, SIMILARITY_VALIDATION_FRACTION,
                                 default_of, hybrid_depth, value_of)
 from rebelboost.cli import _TRAIN_ESTIMATORS, build_parser, main
 
@@ -79,7 +79,8 @@ def test_rebels_auto_follows_the_weak_learner(learner):
     else:
         assert resolved == {"n_estimators": SIMILARITY_MAX_ESTIMATORS, "early_stopping": True,
                             "n_iter_no_change": SIMILARITY_PATIENCE,
-                            "validation_fraction": SIMILARITY_VALIDATION_FRACTION,
+                            "validation_fraction": HYBRID_VALIDATION_FRACTION if learner == "hybrid"
+                            else SIMILARITY_VALIDATION_FRACTION,
                             "scoring": HYBRID_SCORING if learner == "hybrid" else SIMILARITY_SCORING}
         assert default._core_params()["max_depth"] == (1 if learner == "hybrid" else 2)  # hybrids: stumps before a fit
     # A number of learners the user chose is trained in full; explicit values are kept as they are.
@@ -104,7 +105,7 @@ def test_a_hybrid_fit_takes_its_depth_from_the_rows_it_trains_on(tmp_path):
         return rebelboost.REBELClassifier(weak_learner="hybrid", n_estimators=n_estimators, n_jobs=1, random_state=0, **kw)
 
     assert fit().fit(X, y).hybrid_depth_ == 3  # 700 rows, no early stopping: all of them
-    # With the default early stopping, a quarter is carved first: 450 of 600 rows give stumps.
+    # With the default early stopping, 40 % is carved first: 360 of 600 rows give stumps.
     carved = rebelboost.REBELClassifier(weak_learner="hybrid", n_jobs=1, random_state=0, n_iter_no_change=2)
     assert carved.fit(X[:600], y[:600]).hybrid_depth_ == 1 and fit().fit(X[:600], y[:600]).hybrid_depth_ == 3
     # The trees have that depth: the same model as the explicit depth, byte for byte.
