@@ -167,8 +167,9 @@ HYBRID_SCORING = "error"
 # quarters of issue 22's sets (bench/results/hybrid_default_fraction.md, 5 splits), against a quarter: digits
 # 2.41 -> 1.91 % and Fashion-MNIST 10k 13.68 -> 13.29 % (better on 4 of 5 splits; about 60 validation rows
 # fewer errors on the two), and on the five sets of 89 to 384 training rows -0.00 to +1.16 points (at most 3
-# validation rows in all over the 5 splits). The fits train about twice the learners; with the families'
-# concurrent fit the default on 5 000 x 30 stays under 30 s (bench/results/hybrid_speed_default.md).
+# validation rows in all over the 5 splits). The fits train about twice the learners; with the two candidates
+# fitted at once where that pays, the default on 5 000 x 30 stays under 30 s (21.8 to 25.2 s,
+# bench/results/hybrid_speed_default.md).
 HYBRID_VALIDATION_FRACTION = 0.4
 # refit="auto": hybrids train again on every row after stopping on their carve; similarities and trees do
 # not. On the validation quarters of issue 22's sets (bench/results/default_refit.md), the refit at

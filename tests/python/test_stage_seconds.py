@@ -81,6 +81,21 @@ def test_similarity_stages(binary_data):
     assert models[0] == models[1]
 
 
+def test_hybrid_stages_in_turn_and_at_once(binary_data):
+    """One thread: both families' stages. Two (the tests' REBELBOOST_WORK_PER_THREAD makes every iteration worth
+    it): the candidates are fitted at the same time and only the tree's stages are charged, with the wait for
+    the similarity as "selection"; the model is the same."""
+    X, y = binary_data
+    models = []
+    for n_jobs in (1, 2):
+        clf, wall = timed_fit(lambda: REBELClassifier(n_estimators=5, weak_learner="hybrid", n_jobs=n_jobs), X, y)
+        check_stages(clf, wall, ran=["multiclass_root", "selection", "step", "update"], idle=["sampling"])
+        # The similarity's signed weights are its "split_values"; the stumps (300 rows) have none of their own.
+        assert (clf.fit_info_["stage_seconds"]["split_values"] > 0.0) == (n_jobs == 1)
+        models.append(clf._model.to_bytes())
+    assert models[0] == models[1]
+
+
 def test_warm_start_measures_the_whole_second_fit(data):
     X, y = data
     clf = AdaBoostClassifier(n_estimators=4, max_depth=2, warm_start=True).fit(X, y)

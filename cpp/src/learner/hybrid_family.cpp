@@ -5,6 +5,7 @@
 // the same time, one family per thread (fit_concurrently; docs/guide/similarity.md "Speed").
 #include <omp.h>
 
+#include <algorithm>
 #include <cmath>
 #include <exception>
 #include <memory>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "learner/family.hpp"
+#include "learner/similarity_select.hpp"
 #include "rebelboost/error.hpp"
 #include "util/parallel.hpp"
 
@@ -49,16 +51,40 @@ double total_weight(const std::vector<double>& s) {
   return total;
 }
 
+// Whether two threads should go one to each family rather than both to each in turn: when neither family's
+// heaviest pass would use a second thread well, i.e. the tree's root (its K-vector histograms over every row
+// and feature, multiclass_split.cpp: N d K steps) runs on one thread, and one batch of the similarity's
+// measure pass (N x kBatch candidates x (K + 14) / 3 steps, similarity_select.cpp) is work for fewer than
+// four threads by its own rule. Measured at two threads with OpenMP's default policy, 10 classes, d = 30
+// (bench/results/hybrid_speed_compare.md): at once was 1.35x faster at 3 000 rows and 1.11x at 5 000, and
+// 0.87x at 10 000 and 0.89x at 20 000 rows, where both families' passes use two threads well; on
+// Fashion-MNIST 10k (784 features: the trees' histograms) the fits took 1.5x longer at once. The bounds
+// count in util::kWorkPerThread, not in the REBELBOOST_WORK_PER_THREAD that the tests lower (that one
+// decides whether an iteration is worth a region at all: HybridFamily::at_once). Never changes the model.
+bool families_at_once_pay(std::size_t n_rows, std::size_t n_features, std::size_t n_classes, int max_candidates) {
+  const std::size_t unit = util::kWorkPerThread;
+  const std::size_t root = n_rows * n_features * n_classes;
+  const std::size_t per_batch = max_candidates > 0 ? std::min<std::size_t>(SimilaritySelector::kBatch, max_candidates)
+                                                   : SimilaritySelector::kBatch;
+  std::size_t batch = n_rows * per_batch * (n_classes + 14) / 3;
+  if (util::waiting_threads_spin()) batch /= 2;  // threads_for_repeated's discount
+  return root < 2 * unit && batch < 4 * unit;
+}
+
 template <typename T>
 class HybridFamily final : public Family<T> {
  public:
+  // concurrent: two threads, one per family where an iteration's work is worth it (at_once).
   HybridFamily(std::unique_ptr<Family<T>> trees, std::unique_ptr<Family<T>> similarities, std::size_t n_rows,
-               std::size_t n_classes, double tree_penalty, bool concurrent)
+               std::size_t n_classes, double tree_penalty, bool concurrent, int max_candidates)
       : trees_(std::move(trees)),
         similarities_(std::move(similarities)),
         signed_(n_rows * n_classes),
         tree_penalty_(tree_penalty),
-        concurrent_(concurrent) {}
+        concurrent_(concurrent),
+        n_rows_(n_rows),
+        n_classes_(n_classes),
+        candidates_(max_candidates > 0 ? static_cast<std::size_t>(max_candidates) : n_rows) {}
 
   void init_model(Model& model) const override {
     trees_->init_model(model);
@@ -72,23 +98,24 @@ class HybridFamily final : public Family<T> {
   }
 
   // Concurrent fits charge the tree's stages only (the clock belongs to the training thread), and the time
-  // that thread then waits for the similarity to "selection".
+  // that thread then waits for the similarity to "selection" (fit_concurrently).
   void set_stage_clock(util::StageClock* clock) override {
     clock_ = clock;
     trees_->set_stage_clock(clock);
-    similarities_->set_stage_clock(concurrent_ ? nullptr : clock);
+    similarities_->set_stage_clock(clock);
   }
 
   // Both candidates, ranked by the training loss their own step reaches (tree_kept: the tree's handicap,
   // ties). A family without an edge loses to one with an edge.
   loss::Loss::Step fit(loss::Loss& loss, int iteration, IterationInfo& info) override {
     loss::Loss::Step tree_step, similarity_step;
-    if (concurrent_) {
+    if (at_once()) {
       fit_concurrently(loss, iteration, info, tree_step, similarity_step);
     } else {
       tree_step = trees_->fit(loss, iteration, info);
       similarity_step = similarities_->fit(loss, iteration, info);
     }
+    candidates_ = static_cast<std::size_t>(std::max(info.candidates, 1));
     loss.signed_weights(signed_.data());
     trees_->pending_outputs(f_);
     const double tree_loss = loss_at(signed_, f_, tree_step.step);
@@ -142,6 +169,19 @@ class HybridFamily final : public Family<T> {
  private:
   Family<T>& family(LearnerKind kind) const { return kind == LearnerKind::kTree ? *trees_ : *similarities_; }
 
+  // Whether this iteration fits the two candidates at the same time: with two threads, when the
+  // similarity's measure pass (N x the candidates of the last iteration, the steps per point and candidate
+  // of similarity_select.cpp's measure) is work for two threads by the rule of the regions that run in
+  // every iteration (threads_for_repeated). Below it the region's start and barrier cost more than they
+  // save, and on a busy machine a spinning second thread that lost its core makes every iteration wait: a
+  // 300-row hybrid fit at two threads, beside another 2-thread job, took 395 ms at once against 89 ms in
+  // turn. The choice never changes the model.
+  bool at_once() const {
+    if (!concurrent_) return false;
+    const std::size_t work = n_rows_ * candidates_ * (n_classes_ + 14) / 3;
+    return util::threads_for_repeated(work, 2) >= 2;
+  }
+
   // Both families' fit at the same time: the training thread (thread 0: the stage clock's, and index 0 of
   // the tree code's per-thread scratch) fits the tree, thread 1 the similarity. Each fit only reads the
   // loss and writes its own fields of `info` (family.hpp), and neither result depends on the threads, so
@@ -151,6 +191,7 @@ class HybridFamily final : public Family<T> {
   void fit_concurrently(loss::Loss& loss, int iteration, IterationInfo& info, loss::Loss::Step& tree_step,
                         loss::Loss::Step& similarity_step) {
     std::exception_ptr error[2];
+    similarities_->set_stage_clock(nullptr);  // the clock is the training thread's
 #pragma omp parallel num_threads(2)
     {
       const int me = omp_get_thread_num();
@@ -164,6 +205,7 @@ class HybridFamily final : public Family<T> {
       if (me == 0) waiting.emplace(clock_, util::Stage::kSelection);
 #pragma omp barrier
     }
+    similarities_->set_stage_clock(clock_);
     for (const std::exception_ptr& e : error)
       if (e) std::rethrow_exception(e);
   }
@@ -174,7 +216,9 @@ class HybridFamily final : public Family<T> {
   std::vector<double> f_;       // a candidate's outputs on the training rows
   LearnerKind winner_ = LearnerKind::kTree;  // the family of the pending learner
   double tree_penalty_;                        // TrainParams::tree_penalty
-  bool concurrent_;                            // fit_concurrently
+  bool concurrent_;                            // two threads: at_once
+  std::size_t n_rows_, n_classes_;
+  std::size_t candidates_;                     // similarity candidates of the last iteration (at_once)
   util::StageClock* clock_ = nullptr;
 };
 
@@ -185,13 +229,15 @@ std::unique_ptr<Family<T>> make_hybrid_family(MatrixView<T> X, const TrainParams
                                               std::size_t n_classes, int n_threads) {
   auto similarities = make_similarity_family(X, params, rows, n_classes, n_threads);  // checks X and the loss first
   auto trees = make_tree_family(X, params, rows, n_threads);
-  // Two threads: one family each. At 3 750 x 30 (10 classes) a tree took 1.70 ms on one thread and 1.86 ms
-  // on two, a similarity 3.66 and 2.81 ms, so the two in turn on both threads took longer than the slower
-  // of the two alone (docs/guide/similarity.md "Speed"). More threads keep the families in turn, each with
-  // every thread: one family per thread would leave the rest idle (nesting is off by default).
-  const bool concurrent = util::resolve_threads(n_threads) == 2;
+  // Two threads: one family each where that pays. At 3 000 x 30 (10 classes) a tree took 1.70 ms on one
+  // thread and 1.86 ms on two, a similarity 3.66 and 2.81 ms, so the two in turn on both threads took longer
+  // than the slower of the two alone (docs/guide/similarity.md "Speed"). More threads keep the families in
+  // turn, each with every thread: one family per thread would leave the rest idle (nesting is off by
+  // default).
+  const bool concurrent = util::resolve_threads(n_threads) == 2 &&
+                          families_at_once_pay(X.n_rows, X.n_cols, n_classes, params.similarity.max_candidates);
   return std::make_unique<HybridFamily<T>>(std::move(trees), std::move(similarities), X.n_rows, n_classes,
-                                             params.tree_penalty, concurrent);
+                                             params.tree_penalty, concurrent, params.similarity.max_candidates);
 }
 
 template <typename T>
