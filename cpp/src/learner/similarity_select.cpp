@@ -278,13 +278,21 @@ void SimilaritySelector::keep_unremoved(std::uint32_t i, std::vector<std::uint32
   batch_d_j_.clear();
   batch_q_.clear();
   half_f_j_.clear();
+  // The tests read candidate j's row of the columns before it: gathered first, one column at a time (loads
+  // that do not wait on each other; read one by one inside the tests below, each waited on a cache miss).
+  const std::size_t count = batch.size();
+  gathered_.resize(count * count);  // gathered_[a * count + b] = D(x_batch[a], x_batch[b]) for a < b
+  for (std::size_t a = 0; a < count; ++a)
+    for (std::size_t b = a + 1; b < count; ++b) gathered_[a * count + b] = columns[a][batch[b]];
+  kept_from_.clear();  // the batch position of each kept candidate
   std::size_t kept = 0;
-  for (std::size_t b = 0; b < batch.size(); ++b) {
+  for (std::size_t b = 0; b < count; ++b) {
     const std::uint32_t j = batch[b];
     bool removed = false;  // by a kept candidate before it: the test measure_part's masks make, the same bits
     for (std::size_t a = 0; a < kept && !removed; ++a)
-      removed = two_point_at(batch_q_[a], d_i_[j], batch_d_j_[a][j]) <= half_f_j_[a];
+      removed = two_point_at(batch_q_[a], d_i_[j], gathered_[kept_from_[a] * count + b]) <= half_f_j_[a];
     if (removed) continue;
+    kept_from_.push_back(b);
     const double q = 0.25 * points_.exact_squared_distance(i, j);
     batch[kept++] = j;
     batch_d_j_.push_back(columns[b]);

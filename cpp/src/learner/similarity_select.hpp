@@ -130,6 +130,8 @@ class SimilaritySelector {
   std::vector<double> by_class_;          // s_nk class by class (K x n), for the edges
   std::vector<double> batch_q_;           // q of each candidate of the batch
   std::vector<double> half_f_j_;          // f_ij(x_j) / 2: x_j removes the points whose output is below it
+  std::vector<double> gathered_;          // keep_unremoved: the batch's distances among its candidates
+  std::vector<std::size_t> kept_from_;    // keep_unremoved: the batch position of each kept candidate
   std::vector<const double*> batch_d_j_;  // its distance column
   std::vector<double> batch_edges_;       // K x kBatch edges, column-major
   std::vector<Mask> remover_;             // per range of kChunk candidates, n masks: who would remove m
