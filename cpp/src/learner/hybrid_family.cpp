@@ -1,8 +1,9 @@
 // The hybrid family (docs/guide/similarity.md "Hybrid"): each iteration the tree family and the similarity
 // family fit their best candidate on the same weights; the one whose step reaches the lower REBEL training
 // loss is kept, the tree's cut in the loss first divided by 1 + TrainParams::tree_penalty. The model holds
-// both kinds in the order they were kept (Model::order). With two threads the two candidates are fitted at
-// the same time, one family per thread (fit_concurrently; docs/guide/similarity.md "Speed").
+// both kinds in the order they were kept (Model::order). With two threads, and where that pays
+// (families_at_once_pay, HybridFamily::at_once), the two candidates are fitted at the same time, one family
+// per thread (fit_concurrently; docs/guide/similarity.md "Speed").
 #include <omp.h>
 
 #include <algorithm>
