@@ -23,7 +23,6 @@ Writes bench/results/default_patience.{md,json} (per split rows in the JSON).
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import sys
 import time
@@ -40,7 +39,7 @@ from default_refit import stored_long  # noqa: E402
 
 from rebelboost import REBELClassifier  # noqa: E402
 from rebelboost._monitor import LATE_TIES  # noqa: E402
-from rebelboost._params import SIMILARITY_MAX_ESTIMATORS, SIMILARITY_PATIENCE, SIMILARITY_VALIDATION_FRACTION  # noqa: E402
+from rebelboost._params import SIMILARITY_MAX_ESTIMATORS, SIMILARITY_PATIENCE, refit_size  # noqa: E402
 
 RULES = {"P500": (500, 0.0), "P1000": (1000, 0.0), "rel0.5": (500, 0.5), "rel1": (500, 1.0)}
 TOL = 1e-7  # the estimator's default tol
@@ -70,7 +69,8 @@ def fit_split(name, seed, family, d):
     curve = carve.evals_result_["validation"][metric]
     late = metric in LATE_TIES
     stops = {rule: replay(curve, *spec, late) for rule, spec in RULES.items()}
-    sizes = {rule: math.ceil(stage / (1.0 - SIMILARITY_VALIDATION_FRACTION)) for rule, (_, stage) in stops.items()}
+    fraction = carve._stopping()["validation_fraction"]  # the family's carve (a quarter; hybrids 40 %)
+    sizes = {rule: refit_size(stage, fraction, SIMILARITY_MAX_ESTIMATORS) for rule, (_, stage) in stops.items()}
     fixed = {"similarity_scaling": carve.similarity_scaling_}
     if family == "hybrid":
         fixed["max_depth"] = carve.hybrid_depth_
@@ -118,7 +118,7 @@ def main():
                 print(per_split[-1], flush=True)
             rows.append(summary(per_split, name, family))
             lines = [f"Stopping rules replayed on the default's carve, each followed by the refit on every training "
-                     f"row at ceil(T / {1 - SIMILARITY_VALIDATION_FRACTION}) learners, mean over the splits of "
+                     "row at ceil(T / (1 - the family's validation_fraction)) learners, mean over the splits of "
                      "bench/hybrid.py (validation quarter: unseen by every fit; learners: carve iterations until the "
                      "stop plus the refit's; 'long': the stored 10 000-learner validated default):", ""]
             lines += harness.markdown_table(rows)

@@ -144,7 +144,8 @@ class Estimator:
 # What "auto" means for REBEL (docs/guide/similarity.md "Defaults"): trees keep the values every other
 # estimator has (200 trees, no early stopping, depth 2); similarities and hybrids, whose validation curves
 # fall for thousands of learners, get a high cap and early stopping with a long patience on a carved part of
-# the rows (a quarter; 40 % for hybrids, below). A number of learners the user chose is trained in full: the early stopping comes with the cap.
+# the rows (a quarter; 40 % for hybrids, below). A number of learners the user chose is trained in full:
+# the early stopping comes with the cap.
 # Hybrids stop on the validation error: with depth-2 trees they took a tree nearly every iteration,
 # separated the training rows within a few learners and their validation loss then grew without bound (exp
 # of the margins of the few rows they got wrong), so the loss kept 1 to 9 learners. Their depth depends on
@@ -220,7 +221,8 @@ def _rebel_auto():
         "max_depth": _rebel_depth,
         "early_stopping": lambda instance: instance.weak_learner != "tree" and instance.n_estimators == "auto",
         "n_iter_no_change": _by_learner(n_iter, SIMILARITY_PATIENCE),
-        "validation_fraction": _by_learner(fraction, SIMILARITY_VALIDATION_FRACTION, HYBRID_VALIDATION_FRACTION),
+        "validation_fraction": _by_learner(fraction, SIMILARITY_VALIDATION_FRACTION,
+                                           HYBRID_VALIDATION_FRACTION),
         "scoring": _by_learner(scoring, SIMILARITY_SCORING, HYBRID_SCORING),
         "refit": _by_learner(REFIT_AUTO["tree"], REFIT_AUTO["similarity"], REFIT_AUTO["hybrid"]),
         # Resolved from the training rows in fit (rebelboost._scaling.choose_scaling): the attribute it sets.
