@@ -155,7 +155,9 @@ class BaseBoostingClassifier(ClassifierMixin, BaseEstimator):
             X, y_encoded, sample_weight, validation = split_validation(
                 X, y_encoded, sample_weight, stopping["validation_fraction"], seed)
             evals = [validation]
+        self._validation_rows = len(evals[0].y) if evals else None  # read by "auto" rules (rebelboost._params)
         self._resolve_from_data(X, y_encoded, seed, warm)
+        stopping = self._stopping()  # again: an "auto" rule may read what the data set (the watched rows)
         monitor = TrainingMonitor(self, len(classes), evals, stopping["scoring"], stopping["early_stopping"],
                                   stopping["n_iter_no_change"], self.tol, int(self.verbose), self.callbacks)
         try:

@@ -76,10 +76,12 @@ class REBELClassifier(BaseBoostingClassifier):
         similarities and hybrids with ``n_estimators="auto"``, early stopping on the first ``eval_set``, else
         on a split carved from X (``SIMILARITY_VALIDATION_FRACTION``, 25 %, for similarities;
         ``HYBRID_VALIDATION_FRACTION``, 40 %, for hybrids, whose refit returns those rows), with a patience of
-        ``SIMILARITY_PATIENCE`` (500) learners, as their validation curves fall slowly; with a number of
-        learners given, no early stopping. Similarities watch the validation log loss
-        (``SIMILARITY_SCORING``), hybrids the validation error (``HYBRID_SCORING``; the latest of equal
-        errors is kept, the patience counts from the last lower error). Why: docs/guide/similarity.md
+        ``SIMILARITY_PATIENCE`` (1 000) learners for similarities and ``HYBRID_PATIENCE`` (500) for hybrids,
+        as their validation curves fall slowly; with a number of learners given, no early stopping.
+        Similarities watch the validation log loss (``SIMILARITY_SCORING``) where the watched set holds
+        fewer than ``SIMILARITY_ERROR_ROWS`` (200) rows, else the validation error; hybrids the validation
+        error (``HYBRID_SCORING``). With the error, the latest of equal errors is kept and the patience
+        counts from the last lower error. Why: docs/guide/similarity.md
         "Defaults"; the rules are the parameter table's (``rebelboost._params``). Pass
         ``early_stopping=False`` to train on every row.
     refit : bool or "auto", default="auto"
@@ -87,8 +89,9 @@ class REBELClassifier(BaseBoostingClassifier):
         ``ceil(T / (1 - validation_fraction))`` learners, T the stage the carve picked (``best_iteration_``),
         and keep that model: the carved rows are no longer lost to it. ``fit_info_["refit"]`` records the
         refit (None without); ``fit_info_``'s other entries, ``evals_result_`` and ``best_iteration_`` stay
-        the carve fit's. "auto": for hybrids, not for similarities and trees (``REFIT_AUTO``; chosen on
-        validation data and the default's time, docs/guide/similarity.md "Defaults"). No effect with an
+        the carve fit's. "auto": for hybrids, and for similarities whose carve holds
+        ``SIMILARITY_ERROR_ROWS`` (200) rows or more (``similarity_counts_errors``); not for trees (chosen on
+        validation data, docs/guide/similarity.md "Defaults"). No effect with an
         ``eval_set``, without early stopping or on a warm start. The refit costs about as much as the
         carve's fit; ``verbose`` shows it as "REBELClassifier refit", ``callbacks`` watch the carve's fit
         only (it chose the stage).

@@ -9,14 +9,16 @@ import math
 
 import numpy as np
 import pytest
+from sklearn.datasets import make_classification
 from sklearn.utils._param_validation import Interval, StrOptions
 
 import rebelboost
 from rebelboost import _core
 from rebelboost._params import (CORE_BOUNDS, CORE_DEFAULTS, ESTIMATORS, HYBRID_DEEP_ROWS, HYBRID_MAX_DEPTH,
-                                HYBRID_SCORING, HYBRID_VALIDATION_FRACTION, PARAMS, SIMILARITY_MAX_ESTIMATORS,
-                                SIMILARITY_PATIENCE, SIMILARITY_SCORING, SIMILARITY_VALIDATION_FRACTION,
-                                default_of, hybrid_depth, value_of)
+                                HYBRID_PATIENCE, HYBRID_SCORING, HYBRID_VALIDATION_FRACTION, PARAMS,
+                                SIMILARITY_ERROR_ROWS, SIMILARITY_MAX_ESTIMATORS, SIMILARITY_PATIENCE,
+                                SIMILARITY_SCORING, SIMILARITY_VALIDATION_FRACTION, default_of, hybrid_depth,
+                                similarity_counts_errors, value_of)
 from rebelboost.cli import _TRAIN_ESTIMATORS, build_parser, main
 
 KEYS = sorted(ESTIMATORS)
@@ -78,7 +80,7 @@ def test_rebels_auto_follows_the_weak_learner(learner):
         assert default._core_params()["max_depth"] == 2
     else:
         assert resolved == {"n_estimators": SIMILARITY_MAX_ESTIMATORS, "early_stopping": True,
-                            "n_iter_no_change": SIMILARITY_PATIENCE,
+                            "n_iter_no_change": HYBRID_PATIENCE if learner == "hybrid" else SIMILARITY_PATIENCE,
                             "validation_fraction": HYBRID_VALIDATION_FRACTION if learner == "hybrid"
                             else SIMILARITY_VALIDATION_FRACTION,
                             "scoring": HYBRID_SCORING if learner == "hybrid" else SIMILARITY_SCORING}
@@ -90,6 +92,36 @@ def test_rebels_auto_follows_the_weak_learner(learner):
     assert given._core_params()["max_depth"] == 3
     assert value_of("rebel", rebelboost.REBELClassifier(weak_learner=learner, early_stopping=True),
                     "early_stopping") is True
+
+
+def test_similarities_count_errors_from_the_threshold():
+    assert SIMILARITY_ERROR_ROWS == 200 and (SIMILARITY_PATIENCE, HYBRID_PATIENCE) == (1000, 500)
+    assert [similarity_counts_errors(n) for n in (None, 0, 96, 199, 200, 225, 10**9)] == [False] * 4 + [True] * 3
+
+
+@pytest.mark.parametrize("learner", ["tree", "similarity", "hybrid"])
+def test_scoring_and_refit_follow_the_watched_rows_for_similarities_only(learner):
+    clf = rebelboost.REBELClassifier(weak_learner=learner)
+    seen = {}
+    for rows in (None, 199, 200):
+        clf._validation_rows = rows  # what fit sets before its monitor
+        seen[rows] = (value_of("rebel", clf, "scoring"), value_of("rebel", clf, "refit"))
+    if learner == "similarity":
+        assert seen == {None: ("log_loss", False), 199: ("log_loss", False), 200: ("error", True)}
+    else:
+        assert len(set(seen.values())) == 1  # trees and hybrids: one rule whatever the rows
+        assert seen[None] == (("error", True) if learner == "hybrid" else (default_of("adaboost", "scoring"), False))
+    clf.set_params(scoring="log_loss", refit=False)  # explicit values are kept
+    assert (value_of("rebel", clf, "scoring"), value_of("rebel", clf, "refit")) == ("log_loss", False)
+
+
+def test_a_similarity_fit_scores_by_its_eval_sets_rows():
+    X, y = make_classification(n_samples=500, n_features=4, n_informative=3, n_redundant=0, n_classes=3,
+                               random_state=0)
+    for rows, scoring in ((199, "log_loss"), (200, "error")):
+        clf = rebelboost.REBELClassifier(weak_learner="similarity", n_estimators=5, random_state=0)
+        clf.fit(X[:100], y[:100], eval_set=[(X[100:100 + rows], y[100:100 + rows])])
+        assert list(clf.evals_result_["valid_0"]) == [scoring]
 
 
 def test_hybrid_depth_is_stumps_below_the_threshold():

@@ -1,7 +1,8 @@
 """REBELClassifier(refit=...): after early stopping on its own carve, the fit trains again on every row.
 
 Checked: the kept model is, bit for bit, the fit of ceil(T / (1 - validation_fraction)) learners on every row
-with the carve's resolved depth and scaling (T its best stage); "auto" (hybrids only); the cases that never
+with the carve's resolved depth and scaling (T its best stage); "auto" (hybrids, and similarities whose carve
+holds SIMILARITY_ERROR_ROWS rows); the cases that never
 refit (eval_set, no early stopping, warm start); the cap; and an interrupted refit keeps the carve's model.
 """
 import math
@@ -22,10 +23,14 @@ def data(n, seed=0):
     return X, y
 
 
-@pytest.mark.parametrize("learner, expected", [("hybrid", True), ("similarity", False), ("tree", False)])
-def test_auto_refits_hybrids_only(learner, expected):
-    X, y = data(300)
+@pytest.mark.parametrize("learner, rows, expected", [("hybrid", 300, True), ("similarity", 300, False),
+                                                     ("similarity", 800, True), ("tree", 800, False)])
+def test_auto_refits_hybrids_and_similarities_with_large_carves(learner, rows, expected):
+    X, y = data(rows)  # a quarter: 75 or 200 rows for similarities, whose threshold is SIMILARITY_ERROR_ROWS (200)
     clf = REBELClassifier(weak_learner=learner, **FAST).fit(X, y)
+    if learner == "similarity":
+        assert clf._validation_rows == rows // 4
+        assert list(clf.evals_result_["validation"]) == ["error" if expected else "log_loss"]
     assert (clf.fit_info_["refit"] is not None) == expected
     if not expected:
         assert clf.n_estimators_ == clf.best_iteration_
