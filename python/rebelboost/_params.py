@@ -201,10 +201,10 @@ def similarity_counts_errors(n_validation_rows):
     rows, where one row is at most half a point of error. On issue 22's sets (validation quarters, 5 splits,
     bench/results/similarity_default_rule.md; patience 1 000 both ways) the error with the refit erred
     clearly less on the two whose carves hold 225 and 1 250 rows (digits 3.52 -> 1.65 %, Fashion-MNIST 10k
-    17.06 -> 15.87 %), and on the five whose carves hold 23 to 96 rows it gained nothing beyond noise (less on two,
-    more on three: net 1.4 validation rows per split more in all), where a row is 1 to 4 points and the log
-    loss the finer signal; so they keep the log loss. Any threshold from 97 to 225 rows splits the seven sets
-    the same way. No validation set (before a fit): False."""
+    17.06 -> 15.87 %), and on the five whose carves hold 23 to 96 rows it gained nothing beyond noise (less
+    on two, more on three: net 1.4 validation rows per split more in all), where a row is 1 to 4 points and
+    the log loss the finer signal; so they keep the log loss. Any threshold from 97 to 225 rows splits the
+    seven sets the same way. No validation set (before a fit): False."""
     return n_validation_rows is not None and n_validation_rows >= SIMILARITY_ERROR_ROWS
 
 
