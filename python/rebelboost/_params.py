@@ -122,7 +122,8 @@ PARAMS = {p.name: p for p in [
               "(0: all, the thesis's procedure)"),
     Param("refit", default=False, constraints=("boolean",),
           cli="REBEL after early stopping on a split carved from the training rows: train again on every row with "
-              "the stage scaled to them (true, false or auto: hybrids only)"),
+              "the stage scaled to them (true, false or auto: hybrids, and similarities with a carve of "
+              "hundreds of rows; docs/guide/similarity.md)"),
     Param("min_samples_leaf", core="min_samples_leaf",
           cli="regressor: least sample weight of a leaf, in mean sample weights (rows without weights)"),
 ]}
