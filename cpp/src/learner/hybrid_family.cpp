@@ -55,7 +55,7 @@ double total_weight(const std::vector<double>& s) {
 // Whether two threads should go one to each family rather than both to each in turn: when neither family's
 // heaviest pass would use a second thread well, i.e. the tree's root (its K-vector histograms over every row
 // and feature, multiclass_split.cpp: N d K steps) runs on one thread, and one batch of the similarity's
-// measure pass (N x kBatch candidates x (K + 14) / 3 steps, similarity_select.cpp) is work for fewer than
+// measure pass (SimilaritySelector::measure_work of N rows and kBatch candidates) is work for fewer than
 // four threads by its own rule. Measured at two threads with OpenMP's default policy, 10 classes, d = 30
 // (bench/results/hybrid_speed_compare.md): at once was 1.35x faster at 3 000 rows and 1.11x at 5 000, and
 // 0.87x at 10 000 and 0.89x at 20 000 rows, where both families' passes use two threads well; on
@@ -67,7 +67,7 @@ bool families_at_once_pay(std::size_t n_rows, std::size_t n_features, std::size_
   const std::size_t root = n_rows * n_features * n_classes;
   const std::size_t per_batch = max_candidates > 0 ? std::min<std::size_t>(SimilaritySelector::kBatch, max_candidates)
                                                    : SimilaritySelector::kBatch;
-  std::size_t batch = n_rows * per_batch * (n_classes + 14) / 3;
+  std::size_t batch = SimilaritySelector::measure_work(n_rows, per_batch, n_classes);
   if (util::waiting_threads_spin()) batch /= 2;  // threads_for_repeated's discount
   return root < 2 * unit && batch < 4 * unit;
 }
@@ -171,16 +171,14 @@ class HybridFamily final : public Family<T> {
   Family<T>& family(LearnerKind kind) const { return kind == LearnerKind::kTree ? *trees_ : *similarities_; }
 
   // Whether this iteration fits the two candidates at the same time: with two threads, when the
-  // similarity's measure pass (N x the candidates of the last iteration, the steps per point and candidate
-  // of similarity_select.cpp's measure) is work for two threads by the rule of the regions that run in
-  // every iteration (threads_for_repeated). Below it the region's start and barrier cost more than they
-  // save, and on a busy machine a spinning second thread that lost its core makes every iteration wait: a
+  // similarity's measure pass (SimilaritySelector::measure_work of N rows and the last iteration's
+  // candidates) is work for two threads by the rule of the regions that run in every iteration
+  // (threads_for_repeated). Below it the region's start and barrier cost more than they save, and on a busy machine a spinning second thread that lost its core makes every iteration wait: a
   // 300-row hybrid fit at two threads, beside another 2-thread job, took 395 ms at once against 89 ms in
   // turn. The choice never changes the model.
   bool at_once() const {
     if (!concurrent_) return false;
-    const std::size_t work = n_rows_ * candidates_ * (n_classes_ + 14) / 3;
-    return util::threads_for_repeated(work, 2) >= 2;
+    return util::threads_for_repeated(SimilaritySelector::measure_work(n_rows_, candidates_, n_classes_), 2) >= 2;
   }
 
   // Both families' fit at the same time: the training thread (thread 0: the stage clock's, and index 0 of

@@ -320,12 +320,10 @@ void SimilaritySelector::measure(std::size_t count) {
   const auto n_chunks = static_cast<std::ptrdiff_t>(chunks.size() - 1);
   remover_.resize(static_cast<std::size_t>(n_chunks) * n);
   std::vector<double> partial(static_cast<std::size_t>(n_blocks) * K_ * count);  // K x count per block
-  // Steps of the pass: (K + 14) / 3 per row and candidate, so 8 (4 ns) at K = 10 as measured on one core
-  // at N = 3 750, d = 30 (3.8 ns, docs/guide/similarity.md "Speed"). A region of every learner: a full
-  // batch of 128 candidates gets 2 threads from N = 2 048 with OMP_WAIT_POLICY=passive, from N = 4 096
-  // with OpenMP's spinning default (threads_for_repeated); REBELBOOST_WORK_PER_THREAD reaches it like every
-  // other region.
-  const std::size_t work = n * count * (K_ + 14) / 3;
+  // A region of every learner (measure_work): a full batch of 128 candidates gets 2 threads from N = 2 048
+  // with OMP_WAIT_POLICY=passive, from N = 4 096 with OpenMP's spinning default (threads_for_repeated);
+  // REBELBOOST_WORK_PER_THREAD reaches it like every other region.
+  const std::size_t work = measure_work(n, count, K_);
   util::parallel_for(n_blocks * n_chunks, util::threads_for_repeated(work, n_threads_), [&](std::ptrdiff_t task) {
     const auto blk = static_cast<std::size_t>(task / n_chunks), c = static_cast<std::size_t>(task % n_chunks);
     measure_part(blk, chunks[c], chunks[c + 1], &remover_[c * n], &partial[blk * K_ * count]);

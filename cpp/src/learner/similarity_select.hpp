@@ -82,6 +82,14 @@ class SimilaritySelector {
   using Mask = std::uint64_t;                 // bit c: candidate c of a range of kChunk candidates
   static constexpr std::size_t kBatch = 128;  // candidates measured per pass
 
+  // The work of one measure pass over n_rows rows and n_candidates candidates in util::threads_for's steps:
+  // (K + 14) / 3 per row and candidate, 8 (4 ns) at K = 10 as measured on one core at N = 3 750, d = 30
+  // (3.8 ns, docs/guide/similarity.md "Speed"). The one count for the pass's own threads and for the
+  // hybrid's choice to fit its two candidates at once.
+  static std::size_t measure_work(std::size_t n_rows, std::size_t n_candidates, std::size_t K) {
+    return n_rows * n_candidates * (K + 14) / 3;
+  }
+
   SimilaritySelector(const PointSet& points, std::size_t K, const SimilarityParams& params, int n_threads);
 
   SimilaritySelection select(const double* signed_weights);
